@@ -1,0 +1,2 @@
+//! The `mfma` command.
+fn main() {}

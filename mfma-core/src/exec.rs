@@ -1,0 +1,66 @@
+//! Executing a builtin: the modifier backstop, then the hardware or the
+//! software path.
+
+use crate::fragment::{Acc, FragA, FragB};
+use crate::instr::Instr;
+use mfma_spec::{validate, Builtin, Modifiers};
+
+/// Compile-time check of modifiers given as constants rather than literals.
+/// Fires at monomorphization (when a generic caller is instantiated), which
+/// is later than the spanned check `mfma!` does on literals.
+#[doc(hidden)]
+pub const fn assert_legal(spec: &Builtin, cbsz: i32, abid: i32, blgp: i32) {
+    if let Err(e) = validate(spec, Modifiers::new(cbsz as i64, abid as i64, blgp as i64)) {
+        panic!("{}", e.rule());
+    }
+}
+
+/// Runs builtin `X` on fragments: `D = A·B + C` for every block, with the
+/// modifiers applied. This is what `mfma!(name(a, b, c, ...))` expands to.
+///
+/// Modifier values are checked at compile time: `mfma!` checks literals with
+/// a spanned error; any other constant is checked here when the call is
+/// monomorphized.
+///
+/// ```
+/// use mfma_core::{execute, mfma, Acc, FragA, FragB};
+/// type X = mfma!(f32_16x16x4f32);
+/// let a = FragA::<X>::from_fn(|_, i, k| (i + k) as f32);
+/// let b = FragB::<X>::from_fn(|_, k, j| if k == 0 { j as f32 } else { 0.0 });
+/// let d = execute::<X, 0, 0, 0>(a, b, Acc::<X>::splat(1.0));
+/// assert_eq!(d.get(0, 3, 5), 3.0 * 5.0 + 1.0);
+/// ```
+#[inline]
+pub fn execute<X: Instr, const CBSZ: i32, const ABID: i32, const BLGP: i32>(
+    a: FragA<X>,
+    b: FragB<X>,
+    c: Acc<X>,
+) -> Acc<X> {
+    let mut d = c;
+    execute_into::<X, CBSZ, ABID, BLGP>(&a, &b, &mut d);
+    d
+}
+
+/// [`execute`] in place: `c = A·B + c`. Avoids copying the accumulator,
+/// which matters on the host where it holds the whole wave.
+#[inline]
+pub fn execute_into<X: Instr, const CBSZ: i32, const ABID: i32, const BLGP: i32>(
+    a: &FragA<X>,
+    b: &FragB<X>,
+    c: &mut Acc<X>,
+) {
+    const { assert_legal(X::SPEC, CBSZ, ABID, BLGP) };
+    #[cfg(not(target_arch = "amdgpu"))]
+    crate::soft::run::<X>(
+        Modifiers::new(CBSZ as i64, ABID as i64, BLGP as i64),
+        a,
+        b,
+        c,
+    );
+    #[cfg(target_arch = "amdgpu")]
+    {
+        // SAFETY: modifiers are validated above; fragments hold this lane's registers.
+        let d = unsafe { X::device::<CBSZ, ABID, BLGP>(*a.regs(), *b.regs(), *c.regs()) };
+        *c = Acc::<X>::from_regs(d);
+    }
+}

@@ -1,0 +1,262 @@
+//! Typed fragments: the A, B and accumulator registers of one builtin.
+
+use crate::element::{Element, Storage};
+use crate::instr::Instr;
+use core::marker::PhantomData;
+use mfma_spec::{Coord, Layout, Slot};
+
+/// Which operand a [`Fragment`] holds.
+pub trait Operand: Copy + Default + core::fmt::Debug + Send + Sync + 'static {
+    /// The spec's operand (D fragments are accumulators, like C).
+    const OPERAND: mfma_spec::Operand;
+    /// Element type of this operand of `X`.
+    type Elem<X: Instr>: Element;
+    /// Storage of this operand of `X`.
+    type Regs<X: Instr>: Storage<Self::Elem<X>>;
+}
+
+/// Marker for the A operand (M×K, coordinates (block, i, k)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct A;
+/// Marker for the B operand (K×N, coordinates (block, k, j)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct B;
+/// Marker for the accumulator, C in and D out (M×N, coordinates (block, i, j)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct C;
+
+impl Operand for A {
+    const OPERAND: mfma_spec::Operand = mfma_spec::Operand::A;
+    type Elem<X: Instr> = X::In;
+    type Regs<X: Instr> = X::InRegs;
+}
+impl Operand for B {
+    const OPERAND: mfma_spec::Operand = mfma_spec::Operand::B;
+    type Elem<X: Instr> = X::In;
+    type Regs<X: Instr> = X::InRegs;
+}
+impl Operand for C {
+    const OPERAND: mfma_spec::Operand = mfma_spec::Operand::C;
+    type Elem<X: Instr> = X::Out;
+    type Regs<X: Instr> = X::OutRegs;
+}
+
+/// The A fragment of builtin `X`.
+pub type FragA<X> = Fragment<X, A>;
+/// The B fragment of builtin `X`.
+pub type FragB<X> = Fragment<X, B>;
+/// The accumulator (C or D) fragment of builtin `X`.
+pub type Acc<X> = Fragment<X, C>;
+
+/// One operand's registers for builtin `X`, typed by builtin and operand:
+/// an A fragment of one builtin cannot be passed where another's is expected.
+///
+/// On the host a fragment holds the registers of the whole wave (64 lanes ×
+/// `per_lane` items), stored in matrix order `[block][row][col]` so that
+/// kernels and loads are contiguous; [`slot`](Fragment::slot) and
+/// [`lane`](Fragment::lane) read it as registers through the layout. On the
+/// GPU (`target_arch = "amdgpu"`) it holds the calling lane's items only. The
+/// constructors and [`for_each`](Fragment::for_each) mean the same on both.
+///
+/// ```
+/// use mfma_core::{mfma, FragA, Acc};
+/// type X = mfma!(f32_32x32x8bf16_1k);
+/// let a = FragA::<X>::from_fn(|_b, i, k| half::bf16::from_f32((i * 8 + k) as f32));
+/// // A[0][5][3] sits in lane 5 + 32 * (3 / 4) = 5, item 3 % 4 = 3.
+/// assert_eq!(a.slot(5, 3), half::bf16::from_f32(43.0));
+/// let c = Acc::<X>::zero();
+/// assert_eq!(c.get(0, 31, 31), 0.0);
+/// ```
+pub struct Fragment<X: Instr, O: Operand> {
+    regs: O::Regs<X>,
+    _m: PhantomData<(X, O)>,
+}
+
+impl<X: Instr, O: Operand> Clone for Fragment<X, O> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<X: Instr, O: Operand> Copy for Fragment<X, O> {}
+
+impl<X: Instr, O: Operand> Default for Fragment<X, O> {
+    fn default() -> Self {
+        Self::zero()
+    }
+}
+
+impl<X: Instr, O: Operand> PartialEq for Fragment<X, O> {
+    fn eq(&self, other: &Self) -> bool {
+        self.regs.as_ref() == other.regs.as_ref()
+    }
+}
+
+impl<X: Instr, O: Operand> core::fmt::Debug for Fragment<X, O> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Fragment")
+            .field("builtin", &X::SPEC.name)
+            .field("operand", &O::OPERAND)
+            .field("regs", &self.regs.as_ref())
+            .finish()
+    }
+}
+
+impl<X: Instr, O: Operand> Fragment<X, O> {
+    /// This operand's layout.
+    pub const LAYOUT: Layout = *X::SPEC.layout(O::OPERAND);
+
+    /// Wraps raw storage (matrix order on the host, the lane's items on the GPU).
+    #[inline]
+    pub fn from_regs(regs: O::Regs<X>) -> Self {
+        Fragment {
+            regs,
+            _m: PhantomData,
+        }
+    }
+
+    /// The raw storage.
+    #[inline]
+    pub fn regs(&self) -> &O::Regs<X> {
+        &self.regs
+    }
+
+    /// The raw storage, mutably.
+    #[inline]
+    pub fn regs_mut(&mut self) -> &mut O::Regs<X> {
+        &mut self.regs
+    }
+
+    /// Every element zero.
+    #[inline]
+    pub fn zero() -> Self {
+        Self::splat(<O::Elem<X> as Element>::ZERO)
+    }
+
+    /// Every element `v`.
+    #[inline]
+    pub fn splat(v: O::Elem<X>) -> Self {
+        Self::from_regs(Storage::splat(v))
+    }
+
+    /// Builds a fragment from a function of (block, row, col): (b, i, k)
+    /// for A, (b, k, j) for B, (b, i, j) for the accumulator.
+    #[inline]
+    pub fn from_fn(mut f: impl FnMut(usize, usize, usize) -> O::Elem<X>) -> Self {
+        let mut out = Self::zero();
+        out.for_each_coord(|s, c| s.set_at(c, f(c.block, c.row, c.col)));
+        out
+    }
+
+    /// Builds a fragment from row-major matrices, all blocks one after the
+    /// other (`blocks * rows * cols` elements).
+    ///
+    /// # Panics
+    /// If `data` has another length.
+    pub fn from_row_major(data: &[O::Elem<X>]) -> Self {
+        let l = Self::LAYOUT;
+        assert_eq!(
+            data.len(),
+            l.elements(),
+            "{} operand {} needs {} blocks x {} x {} = {} elements",
+            X::SPEC.name,
+            O::OPERAND.name(),
+            l.blocks,
+            l.rows,
+            l.cols,
+            l.elements()
+        );
+        Self::from_fn(|b, r, c| data[l.linear(Coord::new(b, r, c))])
+    }
+
+    /// Calls `f(block, row, col, value)` for every element this fragment
+    /// holds: all of them on the host, the calling lane's on the GPU.
+    #[inline]
+    pub fn for_each(&self, mut f: impl FnMut(usize, usize, usize, O::Elem<X>)) {
+        let mut this = *self;
+        this.for_each_coord(|s, c| f(c.block, c.row, c.col, s.get_at(c)));
+    }
+}
+
+#[cfg(not(target_arch = "amdgpu"))]
+impl<X: Instr, O: Operand> Fragment<X, O> {
+    #[inline]
+    fn for_each_coord(&mut self, mut f: impl FnMut(&mut Self, Coord)) {
+        let l = Self::LAYOUT;
+        for idx in 0..l.elements() {
+            f(self, l.delinear(idx));
+        }
+    }
+
+    #[inline]
+    fn set_at(&mut self, c: Coord, v: O::Elem<X>) {
+        self.regs.as_mut()[Self::LAYOUT.linear(c)] = v;
+    }
+
+    #[inline]
+    fn get_at(&self, c: Coord) -> O::Elem<X> {
+        self.regs.as_ref()[Self::LAYOUT.linear(c)]
+    }
+
+    /// The element at (block, row, col).
+    #[inline]
+    pub fn get(&self, block: usize, row: usize, col: usize) -> O::Elem<X> {
+        self.get_at(Coord::new(block, row, col))
+    }
+
+    /// Sets the element at (block, row, col).
+    #[inline]
+    pub fn set(&mut self, block: usize, row: usize, col: usize, v: O::Elem<X>) {
+        self.set_at(Coord::new(block, row, col), v)
+    }
+
+    /// The value in register slot (lane, item).
+    #[inline]
+    pub fn slot(&self, lane: usize, item: usize) -> O::Elem<X> {
+        self.get_at(Self::LAYOUT.coord(Slot { lane, item }))
+    }
+
+    /// Sets register slot (lane, item).
+    #[inline]
+    pub fn set_slot(&mut self, lane: usize, item: usize, v: O::Elem<X>) {
+        self.set_at(Self::LAYOUT.coord(Slot { lane, item }), v)
+    }
+
+    /// The items of one lane, in register order.
+    pub fn lane(&self, lane: usize) -> impl Iterator<Item = O::Elem<X>> + '_ {
+        (0..Self::LAYOUT.items).map(move |item| self.slot(lane, item))
+    }
+
+    /// All elements in row-major order, blocks one after the other.
+    #[inline]
+    pub fn as_row_major(&self) -> &[O::Elem<X>] {
+        self.regs.as_ref()
+    }
+}
+
+#[cfg(target_arch = "amdgpu")]
+impl<X: Instr, O: Operand> Fragment<X, O> {
+    #[inline(always)]
+    fn for_each_coord(&mut self, mut f: impl FnMut(&mut Self, Coord)) {
+        let l = Self::LAYOUT;
+        let lane = crate::device::lane_id();
+        for item in 0..l.items {
+            f(self, l.coord(Slot { lane, item }));
+        }
+    }
+
+    #[inline(always)]
+    fn set_at(&mut self, c: Coord, v: O::Elem<X>) {
+        self.regs.as_mut()[Self::LAYOUT.slot(c).item] = v;
+    }
+
+    #[inline(always)]
+    fn get_at(&self, c: Coord) -> O::Elem<X> {
+        self.regs.as_ref()[Self::LAYOUT.slot(c).item]
+    }
+
+    /// The calling lane's item `item`.
+    #[inline(always)]
+    pub fn item(&self, item: usize) -> O::Elem<X> {
+        self.regs.as_ref()[item]
+    }
+}

@@ -1,0 +1,90 @@
+//! The trait every generated builtin type implements.
+
+use crate::element::{Element, Storage};
+use mfma_spec::Builtin;
+
+/// The input element type of an instruction, with the software kernel that
+/// computes it (host only).
+#[cfg(not(target_arch = "amdgpu"))]
+pub trait InputElement<C>: Element + crate::soft::Kernel<C> {}
+#[cfg(not(target_arch = "amdgpu"))]
+impl<C, T: Element + crate::soft::Kernel<C>> InputElement<C> for T {}
+
+/// The input element type of an instruction.
+#[cfg(target_arch = "amdgpu")]
+pub trait InputElement<C>: Element {}
+#[cfg(target_arch = "amdgpu")]
+impl<C, T: Element> InputElement<C> for T {}
+
+/// An MFMA builtin, as a type. Implemented by the types that
+/// [`mfma!`](crate::mfma) names (`mfma!(f32_32x32x8bf16_1k)`); users never
+/// implement it.
+///
+/// ```
+/// use mfma_core::{mfma, Instr};
+/// fn blocks<X: Instr>() -> usize { X::SPEC.blocks }
+/// assert_eq!(blocks::<mfma!(f32_4x4x4f16)>(), 16);
+/// ```
+pub trait Instr: Copy + Default + core::fmt::Debug + Send + Sync + 'static {
+    /// The spec entry this type was generated from.
+    const SPEC: &'static Builtin;
+    /// Element type of A and B.
+    type In: InputElement<Self::Out>;
+    /// Element type of C and D.
+    type Out: Element;
+    /// Storage of an A or B fragment.
+    type InRegs: Storage<Self::In>;
+    /// Storage of a C or D fragment.
+    type OutRegs: Storage<Self::Out>;
+
+    /// Runs the hardware instruction on the calling lane's registers.
+    ///
+    /// # Safety
+    /// Must be called by all 64 lanes of a wave on a gfx90a GPU, with
+    /// modifiers already validated (the [`execute`](crate::execute) wrapper does both checks).
+    #[cfg(target_arch = "amdgpu")]
+    unsafe fn device<const CBSZ: i32, const ABID: i32, const BLGP: i32>(
+        a: Self::InRegs,
+        b: Self::InRegs,
+        c: Self::OutRegs,
+    ) -> Self::OutRegs;
+}
+
+/// The inherent constants of a generated builtin type, written once here
+/// rather than in every expansion.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __builtin_consts {
+    ($ty:ident, $arch:ident, $index:literal) => {
+        impl $ty {
+            /// The spec entry (shape, types, timing, modifiers, layouts).
+            pub const SPEC: &'static $crate::spec::Builtin = &$crate::spec::$arch::BUILTINS[$index];
+            /// Rows of A, C and D.
+            pub const M: usize = Self::SPEC.m;
+            /// Columns of B, C and D.
+            pub const N: usize = Self::SPEC.n;
+            /// Columns of A, rows of B: the K consumed by one instruction.
+            pub const K: usize = Self::SPEC.k;
+            /// Independent blocks computed at once.
+            pub const BLOCKS: usize = Self::SPEC.blocks;
+            /// A elements per lane.
+            pub const A_PER_LANE: usize = Self::SPEC.ab_per_lane;
+            /// B elements per lane.
+            pub const B_PER_LANE: usize = Self::SPEC.ab_per_lane;
+            /// C and D elements per lane.
+            pub const C_PER_LANE: usize = Self::SPEC.cd_per_lane;
+            /// Issue cycles.
+            pub const CYCLES: u32 = Self::SPEC.cycles;
+            /// Arithmetic operations per instruction (`2*M*N*K*BLOCKS`).
+            pub const OPS: u64 = Self::SPEC.ops();
+            /// Layout of A, coordinates (block, i, k); its maps are `const fn`.
+            pub const A: $crate::spec::Layout = Self::SPEC.a;
+            /// Layout of B, coordinates (block, k, j).
+            pub const B: $crate::spec::Layout = Self::SPEC.b;
+            /// Layout of C, coordinates (block, i, j).
+            pub const C: $crate::spec::Layout = Self::SPEC.c;
+            /// Layout of D (the same as C).
+            pub const D: $crate::spec::Layout = Self::SPEC.c;
+        }
+    };
+}

@@ -1,0 +1,50 @@
+//! Typed, checked bindings to the AMD CDNA2 (gfx90a, MI200) dense MFMA
+//! builtins, with a CPU execution path that reproduces the hardware's
+//! arithmetic bit for bit.
+//!
+//! ```
+//! use mfma_core::{mfma, Acc, FragA, FragB};
+//! use half::bf16;
+//!
+//! type X = mfma!(f32_32x32x8bf16_1k);
+//! let a = FragA::<X>::from_fn(|_b, i, k| bf16::from_f32((i + k) as f32));
+//! let b = FragB::<X>::from_fn(|_b, k, j| bf16::from_f32(if k == j { 1.0 } else { 0.0 }));
+//! let d = mfma!(f32_32x32x8bf16_1k(a, b, Acc::<X>::zero()));
+//! assert_eq!(d.get(0, 3, 5), 8.0); // A·I: row 3, column 5 = A[3][5]
+//!
+//! // Layout constants are usable in const items.
+//! const WHERE: mfma_core::spec::Slot = <mfma!(f32_32x32x8bf16_1k)>::C.slot(mfma_core::spec::Coord::new(0, 5, 7));
+//! assert_eq!((WHERE.lane, WHERE.item), (39, 1));
+//! ```
+#![no_std]
+#![warn(missing_docs)]
+
+#[cfg(not(target_arch = "amdgpu"))]
+extern crate std;
+
+extern crate self as mfma_core;
+
+mod element;
+mod exec;
+mod fragment;
+mod instr;
+#[cfg(not(target_arch = "amdgpu"))]
+pub mod soft;
+
+pub use element::{Element, Storage};
+pub use exec::{execute, execute_into};
+pub use fragment::{Acc, FragA, FragB, Fragment, Operand, A, B, C};
+pub use half;
+pub use instr::{InputElement, Instr};
+pub use mfma_macros::mfma;
+pub use mfma_spec as spec;
+
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::exec::assert_legal;
+}
+
+/// The CDNA2 (gfx90a, MI200) builtins as types; name them with [`mfma!`].
+pub mod cdna2 {
+    mfma_macros::__define_builtins!(cdna2);
+}
