@@ -88,3 +88,23 @@ macro_rules! __builtin_consts {
         }
     };
 }
+
+/// Generic code to run for a builtin chosen at run time (by name), see
+/// [`cdna2::visit`](crate::cdna2::visit).
+///
+/// ```
+/// use mfma_core::{Instr, Visit};
+/// struct Blocks;
+/// impl Visit for Blocks {
+///     type Output = usize;
+///     fn visit<X: Instr>(self) -> usize { X::SPEC.blocks }
+/// }
+/// assert_eq!(mfma_core::cdna2::visit("f64_4x4x4f64", Blocks), Some(4));
+/// assert_eq!(mfma_core::cdna2::visit("nope", Blocks), None);
+/// ```
+pub trait Visit {
+    /// What the visit returns.
+    type Output;
+    /// Called with the builtin's type.
+    fn visit<X: Instr>(self) -> Self::Output;
+}

@@ -35,7 +35,7 @@ pub use element::{Element, Storage};
 pub use exec::{execute, execute_into};
 pub use fragment::{Acc, FragA, FragB, Fragment, Operand, A, B, C};
 pub use half;
-pub use instr::{InputElement, Instr};
+pub use instr::{InputElement, Instr, Visit};
 pub use mfma_macros::mfma;
 pub use mfma_spec as spec;
 

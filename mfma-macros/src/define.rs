@@ -21,7 +21,27 @@ pub fn define(arch: &syn::Ident) -> syn::Result<TokenStream> {
         .iter()
         .enumerate()
         .map(|(i, b)| builtin(arch, i, b, table.wave));
-    Ok(quote!(#(#items)*))
+    let names = table.builtins.iter().map(|b| b.name);
+    let types = table
+        .builtins
+        .iter()
+        .map(|b| syn::Ident::new(b.name, Span::call_site()));
+    let visit_doc = format!(
+        "Runs `v` with the type of the {} builtin named `name` (bare, `__builtin_amdgcn_mfma_` or \
+         `v_mfma_` spelling); `None` for an unknown name.",
+        table.name
+    );
+    Ok(quote! {
+        #(#items)*
+
+        #[doc = #visit_doc]
+        pub fn visit<V: ::mfma_core::Visit>(name: &str, v: V) -> ::core::option::Option<V::Output> {
+            match ::mfma_core::spec::strip_prefix(name) {
+                #(#names => ::core::option::Option::Some(v.visit::<#types>()),)*
+                _ => ::core::option::Option::None,
+            }
+        }
+    })
 }
 
 fn elem(t: ElemType) -> TokenStream {
