@@ -25,6 +25,7 @@ pub mod cdna2;
 mod elem;
 mod layout;
 mod modifiers;
+mod routing;
 mod suggest;
 
 pub use elem::{Arith, ElemType};
@@ -32,6 +33,7 @@ pub use layout::{mode, AccLayout, Axis, Coord, Dest, Layout, Mode, Slot, MAX_MOD
 pub use modifiers::{
     check_abid, check_blgp, check_cbsz, check_sign, validate, Modifier, ModifierError, Modifiers,
 };
+pub use routing::{feeds, source};
 pub use suggest::{closest, edit_distance, strip_prefix};
 
 /// Lanes in a CDNA wavefront.
