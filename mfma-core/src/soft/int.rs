@@ -1,24 +1,34 @@
 //! i8 builtins: exact products summed into i32 with wrap-around (reference 4.3).
 
-use super::{dims, Kernel};
-use mfma_spec::Builtin;
+use super::cpu::multiversion;
+use super::{blocks, Kernel};
+use crate::instr::Instr;
+use mfma_spec::Modifiers;
 
-impl Kernel<i32> for i8 {
-    fn run(spec: &Builtin, a: &[i8], b: &[i8], c: &mut [i32]) {
-        let (blocks, m, n, k) = dims(spec);
-        for blk in 0..blocks {
-            let a = &a[blk * m * k..][..m * k];
-            let b = &b[blk * k * n..][..k * n];
-            let c = &mut c[blk * m * n..][..m * n];
-            for i in 0..m {
-                let row = &mut c[i * n..][..n];
-                for kk in 0..k {
-                    let aik = i32::from(a[i * k + kk]);
-                    for (acc, &bkj) in row.iter_mut().zip(&b[kk * n..][..n]) {
-                        *acc = acc.wrapping_add(aik * i32::from(bkj));
-                    }
+/// Wrap-around addition is associative, so any order gives the hardware's
+/// bits; the k-outer order keeps the j loop vectorisable like the others.
+#[inline(always)]
+fn wrapping_body<X: Instr>(m: Modifiers, a: &[i8], b: &[i8], c: &mut [i32]) {
+    let (n, k) = (X::SPEC.n, X::SPEC.k);
+    for (a, b, c) in blocks::<X, i8, i32>(m, a, b, c) {
+        for (a_row, c_row) in a.chunks_exact(k).zip(c.chunks_exact_mut(n)) {
+            for (&aik, b_row) in a_row.iter().zip(b.chunks_exact(n)) {
+                let aik = i32::from(aik);
+                for (acc, &bkj) in c_row.iter_mut().zip(b_row) {
+                    // |a*b| <= 2^14: the product itself never overflows.
+                    *acc = acc.wrapping_add(aik * i32::from(bkj));
                 }
             }
         }
+    }
+}
+
+multiversion! {
+    fn wrapping<X: Instr>(m: Modifiers, a: &[i8], b: &[i8], c: &mut [i32]) => wrapping_body
+}
+
+impl Kernel<i32> for i8 {
+    fn run<X: Instr>(m: Modifiers, a: &[i8], b: &[i8], c: &mut [i32]) {
+        wrapping::<X>(m, a, b, c)
     }
 }

@@ -2,36 +2,35 @@
 //! the host (reference sections 3 and 4).
 //!
 //! Fragments arrive in matrix order (`[block][row][col]`), so a kernel sees
-//! plain per-block matrices; modifiers are applied first by routing whole
-//! A blocks (cbsz/abid) and B lanes (blgp), exactly as the hardware feeds them.
+//! plain per-block matrices. Modifiers only route data (reference 4.4):
+//! `blgp` is applied first by copying B lanes as the hardware reads them;
+//! `cbsz`/`abid` cost nothing, a block simply reads another block's A.
+//!
+//! Every kernel loops `row of C += a_ik * row k of B`, so the innermost loop
+//! runs over the independent outputs j of one row and vectorises, while each
+//! output still sees its k in the order the hardware uses.
 
+mod cpu;
 mod float;
 mod grouped;
 mod int;
 
-use crate::element::{Element, Storage};
 use crate::fragment::{Acc, FragA, FragB};
 use crate::instr::Instr;
-use mfma_spec::{Builtin, Coord, Modifiers, Slot};
+use mfma_spec::{source, Modifiers, Operand};
 
 /// The arithmetic of one family, for inputs of type `Self` and accumulator `C`.
 pub trait Kernel<C>: Sized {
-    /// `c[b] = a[b] · b[b] + c[b]` for every block: `a` is
-    /// `[blocks][m][k]`, `b` is `[blocks][k][n]`, `c` is `[blocks][m][n]`,
-    /// all row-major, modifiers already applied.
-    fn run(spec: &Builtin, a: &[Self], b: &[Self], c: &mut [C]);
+    /// `c[blk] = a[src(blk)] · b[blk] + c[blk]` for every block `blk` of
+    /// builtin `X`, where `src` is the cbsz/abid routing of `m` (its blgp is
+    /// ignored: `b` must already be routed). All operands are in matrix
+    /// order: `a` is `[blocks][M][K]`, `b` is `[blocks][K][N]`, `c` is
+    /// `[blocks][M][N]`, with the extents of `X::SPEC`.
+    fn run<X: Instr>(m: Modifiers, a: &[Self], b: &[Self], c: &mut [C]);
 }
 
-/// Applies modifiers, then the family's kernel.
+/// Applies blgp, then the family's kernel.
 pub(crate) fn run<X: Instr>(m: Modifiers, a: &FragA<X>, b: &FragB<X>, c: &mut Acc<X>) {
-    let spec = X::SPEC;
-    let a_routed;
-    let a = if m.cbsz != 0 || m.abid != 0 {
-        a_routed = route_a::<X>(m, a.regs());
-        &a_routed
-    } else {
-        a.regs()
-    };
     let b_routed;
     let b = if m.blgp != 0 {
         b_routed = route_b::<X>(m, b.regs());
@@ -39,42 +38,117 @@ pub(crate) fn run<X: Instr>(m: Modifiers, a: &FragA<X>, b: &FragB<X>, c: &mut Ac
     } else {
         b.regs()
     };
-    X::In::run(spec, a.as_ref(), b.as_ref(), c.regs_mut().as_mut());
+    X::In::run::<X>(m, a.regs().as_ref(), b.as_ref(), c.regs_mut().as_mut());
 }
 
-/// Block `b` reads A from block `src(b)` (reference 3.1).
-fn route_a<X: Instr>(m: Modifiers, a: &X::InRegs) -> X::InRegs {
-    let l = &X::SPEC.a;
-    let per_block = l.rows * l.cols;
-    let mut out = X::InRegs::splat(X::In::ZERO);
-    for blk in 0..l.blocks {
-        let src = m.a_source_block(blk);
-        out.as_mut()[blk * per_block..][..per_block]
-            .copy_from_slice(&a.as_ref()[src * per_block..][..per_block]);
-    }
-    out
-}
-
-/// The B value of lane L is read from lane `T(L)`, same item (reference 3.2).
+/// B as the blgp lane pattern presents it: each element is read from the
+/// slot that [`source`] names (reference 3.2).
 fn route_b<X: Instr>(m: Modifiers, b: &X::InRegs) -> X::InRegs {
     let l = &X::SPEC.b;
-    let mut out = X::InRegs::splat(X::In::ZERO);
+    let mut out = *b;
     for (idx, v) in out.as_mut().iter_mut().enumerate() {
-        let s = l.slot(l.delinear(idx));
-        let src = l.coord(Slot {
-            lane: m.b_source_lane(s.lane),
-            item: s.item,
-        });
-        *v = b.as_ref()[l.linear(src)];
+        let from = l.coord(source(X::SPEC, Operand::B, m, l.delinear(idx)));
+        *v = b.as_ref()[l.linear(from)];
     }
     out
 }
 
-/// Index helpers shared by the kernels.
+/// The per-block matrices a kernel works on: `(A of src(blk), B of blk, C of
+/// blk)` for each block `blk` in order, with cbsz/abid applied by slicing.
 #[inline(always)]
-pub(crate) fn dims(spec: &Builtin) -> (usize, usize, usize, usize) {
-    (spec.blocks, spec.m, spec.n, spec.k)
+fn blocks<'s, X: Instr, T, C>(
+    m: Modifiers,
+    a: &'s [T],
+    b: &'s [T],
+    c: &'s mut [C],
+) -> impl Iterator<Item = (&'s [T], &'s [T], &'s mut [C])> {
+    let s = X::SPEC;
+    let a_len = s.m * s.k;
+    b.chunks_exact(s.k * s.n)
+        .zip(c.chunks_exact_mut(s.m * s.n))
+        .enumerate()
+        .map(move |(blk, (b, c))| (&a[m.a_source_block(blk) * a_len..][..a_len], b, c))
 }
 
-#[allow(dead_code)]
-fn _coord_is_used(_: Coord) {}
+#[cfg(test)]
+mod tests {
+    use crate::{execute, Acc, Element, FragA, FragB, Instr, Visit};
+    use mfma_spec::ElemType;
+
+    /// A small xorshift: enough to spread bit patterns, no dependency.
+    struct Bits(u64);
+    impl Bits {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        /// Random bits half the time, otherwise a small integer: both the
+        /// special values and ordinary sums get exercised.
+        fn elem<T: Element>(&mut self) -> T {
+            let r = self.next();
+            if r & 1 == 0 {
+                T::from_bits_u64(r >> 1)
+            } else {
+                let small = (r >> 8) % 7;
+                match T::TYPE {
+                    ElemType::F32 => T::from_bits_u64(u64::from((small as f32 - 3.0).to_bits())),
+                    ElemType::F64 => T::from_bits_u64((small as f64 - 3.0).to_bits()),
+                    ElemType::F16 => T::from_bits_u64(u64::from(
+                        half::f16::from_f32(small as f32 - 3.0).to_bits(),
+                    )),
+                    ElemType::Bf16 => T::from_bits_u64(u64::from(
+                        half::bf16::from_f32(small as f32 - 3.0).to_bits(),
+                    )),
+                    ElemType::I8 | ElemType::I32 => T::from_bits_u64(small),
+                }
+            }
+        }
+    }
+
+    fn is_nan(ty: ElemType, bits: u64) -> bool {
+        match ty {
+            ElemType::F32 => f32::from_bits(bits as u32).is_nan(),
+            ElemType::F64 => f64::from_bits(bits).is_nan(),
+            _ => false,
+        }
+    }
+
+    /// Runs builtin `X` on random inputs with both compiled copies of its
+    /// kernel; the two results must have the same bits (NaN by class).
+    struct BothCopiesAgree;
+    impl Visit for BothCopiesAgree {
+        type Output = ();
+        fn visit<X: Instr>(self) {
+            let mut rng = Bits(0x9e37_79b9_7f4a_7c15 ^ X::SPEC.name.len() as u64);
+            for _ in 0..50 {
+                let a = FragA::<X>::from_fn(|_, _, _| rng.elem());
+                let b = FragB::<X>::from_fn(|_, _, _| rng.elem());
+                let c = Acc::<X>::from_fn(|_, _, _| rng.elem());
+                let fast = execute::<X, 0, 0, 0>(a, b, c);
+                super::cpu::FORCE_PORTABLE.set(true);
+                #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+                assert!(!super::cpu::has_avx2_fma());
+                let portable = execute::<X, 0, 0, 0>(a, b, c);
+                super::cpu::FORCE_PORTABLE.set(false);
+                for (f, p) in fast.as_row_major().iter().zip(portable.as_row_major()) {
+                    let (f, p) = (f.to_bits_u64(), p.to_bits_u64());
+                    let ty = X::SPEC.cd;
+                    assert!(
+                        f == p || (is_nan(ty, f) && is_nan(ty, p)),
+                        "{}: {f:x} vs {p:x}",
+                        X::SPEC.name
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn portable_and_avx2_fma_copies_agree() {
+        for x in mfma_spec::cdna2::BUILTINS {
+            crate::cdna2::visit(x.name, BothCopiesAgree).unwrap();
+        }
+    }
+}
