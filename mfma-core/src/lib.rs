@@ -18,12 +18,22 @@
 //! ```
 #![no_std]
 #![warn(missing_docs)]
+// The device path calls LLVM's MFMA intrinsics directly; these features exist
+// only on nightly (or stable with RUSTC_BOOTSTRAP), so the host build never
+// enables them.
+#![cfg_attr(
+    target_arch = "amdgpu",
+    feature(link_llvm_intrinsics, abi_unadjusted, repr_simd, simd_ffi, f16),
+    allow(internal_features)
+)]
 
 #[cfg(not(target_arch = "amdgpu"))]
 extern crate std;
 
 extern crate self as mfma_core;
 
+#[cfg(target_arch = "amdgpu")]
+pub mod device;
 mod element;
 mod exec;
 mod fragment;

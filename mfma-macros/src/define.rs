@@ -107,7 +107,9 @@ fn llvm_type(t: ElemType, count: usize) -> TokenStream {
     let count_lit = proc_macro2::Literal::usize_unsuffixed(count);
     match (t, count) {
         (ElemType::I8, 4) => quote!(i32),
-        (ElemType::F16, _) => quote!(::mfma_core::device::Simd<f16, #count_lit>),
+        (ElemType::F16, _) => {
+            quote!(::mfma_core::device::Simd<::mfma_core::device::Half, #count_lit>)
+        }
         (ElemType::Bf16, _) => quote!(::mfma_core::device::Simd<i16, #count_lit>),
         (t, 1) => elem(t),
         (t, _) => {
