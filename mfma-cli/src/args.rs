@@ -97,10 +97,10 @@ Examples:
         #[arg(long, short = 'o')]
         operand: String,
         /// Element as BLOCK,ROW,COL: (block, i, k) for A, (block, k, j) for B, (block, i, j) for C/D.
-        #[arg(long, value_name = "BLOCK,ROW,COL")]
+        #[arg(long, value_name = "BLOCK,ROW,COL", allow_hyphen_values = true)]
         element: Option<String>,
         /// Register slot as LANE,ITEM.
-        #[arg(long, value_name = "LANE,ITEM")]
+        #[arg(long, value_name = "LANE,ITEM", allow_hyphen_values = true)]
         slot: Option<String>,
         #[command(flatten)]
         modifiers: ModifierArgs,

@@ -1,0 +1,276 @@
+//! Running the `mfma` binary, and the reference formulas the tests check it
+//! against, stated independently of mfma-spec (reference sections 2 and 3).
+#![allow(dead_code)]
+
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// Runs `mfma` with `args`.
+pub fn mfma(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mfma"))
+        .args(args)
+        .output()
+        .expect("the mfma binary runs")
+}
+
+/// Runs `mfma`, expects success and no stderr, returns stdout.
+pub fn ok(args: &[&str]) -> String {
+    let out = mfma(args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "mfma {args:?} failed: {stderr}");
+    assert!(stderr.is_empty(), "mfma {args:?} wrote to stderr: {stderr}");
+    String::from_utf8(out.stdout).expect("utf-8 output")
+}
+
+/// Runs `mfma`, expects exit status 2 and nothing on stdout, returns stderr.
+pub fn fails(args: &[&str]) -> String {
+    let out = mfma(args);
+    assert_eq!(out.status.code(), Some(2), "mfma {args:?} should exit 2");
+    assert!(out.stdout.is_empty(), "mfma {args:?} printed to stdout");
+    String::from_utf8(out.stderr).expect("utf-8 stderr")
+}
+
+/// Runs `mfma` with a command line given as one string (arguments split at spaces).
+pub fn ok_line(line: &str) -> String {
+    ok(&line.split_whitespace().collect::<Vec<_>>())
+}
+
+/// [`json`] with a command line given as one string.
+pub fn json_line(line: &str) -> Value {
+    json(&line.split_whitespace().collect::<Vec<_>>())
+}
+
+/// A JSON list of strings.
+pub fn strings(v: &Value) -> Vec<&str> {
+    v.as_array()
+        .expect("a list")
+        .iter()
+        .map(|x| x.as_str().expect("a string"))
+        .collect()
+}
+
+/// The shape of one builtin.
+pub fn shape(name: &str) -> Shape {
+    shapes()
+        .into_iter()
+        .find(|s| s.name == name)
+        .unwrap_or_else(|| panic!("{name} is listed"))
+}
+
+/// Runs `mfma`, expects one JSON document on stdout.
+pub fn json(args: &[&str]) -> Value {
+    let text = ok(args);
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("mfma {args:?}: bad JSON: {e}"))
+}
+
+/// A scratch directory for one test.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("mfma-cli-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+/// What a test needs to know of a builtin, read from `mfma list --format json`.
+#[derive(Clone, Debug)]
+pub struct Shape {
+    pub name: String,
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub blocks: usize,
+    pub ab: String,
+    pub ab_per_lane: usize,
+    pub cd: String,
+    pub cd_per_lane: usize,
+}
+
+pub fn shapes() -> Vec<Shape> {
+    let list = json(&["list", "--format", "json"]);
+    let num = |v: &Value, f: &str| v[f].as_u64().unwrap_or_else(|| panic!("{f}")) as usize;
+    let text = |v: &Value, f: &str| v[f].as_str().unwrap_or_else(|| panic!("{f}")).to_string();
+    list.as_array()
+        .expect("a list")
+        .iter()
+        .map(|v| Shape {
+            name: text(v, "name"),
+            m: num(v, "m"),
+            n: num(v, "n"),
+            k: num(v, "k"),
+            blocks: num(v, "blocks"),
+            ab: text(v, "ab_type"),
+            ab_per_lane: num(v, "ab_per_lane"),
+            cd: text(v, "cd_type"),
+            cd_per_lane: num(v, "cd_per_lane"),
+        })
+        .collect()
+}
+
+/// (block, row, col) of one element.
+pub type Elem = [usize; 3];
+
+impl Shape {
+    /// (blocks, rows, cols) of an operand.
+    pub fn extent(&self, op: char) -> (usize, usize, usize) {
+        match op {
+            'a' => (self.blocks, self.m, self.k),
+            'b' => (self.blocks, self.k, self.n),
+            _ => (self.blocks, self.m, self.n),
+        }
+    }
+
+    pub fn per_lane(&self, op: char) -> usize {
+        match op {
+            'a' | 'b' => self.ab_per_lane,
+            _ => self.cd_per_lane,
+        }
+    }
+
+    /// Every element of an operand, row-major, blocks in order.
+    pub fn elements(&self, op: char) -> Vec<Elem> {
+        let (bl, r, c) = self.extent(op);
+        (0..bl)
+            .flat_map(|b| (0..r).flat_map(move |i| (0..c).map(move |j| [b, i, j])))
+            .collect()
+    }
+
+    /// Reference 2.1 (A, B) and 2.2 (C, D): the (lane, item) of an element,
+    /// all modifiers zero.
+    pub fn slot(&self, op: char, e: Elem) -> (usize, usize) {
+        let [b, x, y] = e;
+        match op {
+            // A[b][i][k] and B[b][k][j]: r is i for A, j for B.
+            'a' | 'b' => {
+                let (r_extent, r, k) = if op == 'a' {
+                    (self.m, x, y)
+                } else {
+                    (self.n, y, x)
+                };
+                let g = 64 / (r_extent * self.blocks);
+                let e = self.k / g;
+                (r + r_extent * b + r_extent * self.blocks * (k / e), k % e)
+            }
+            _ => {
+                let (i, j) = (x, y);
+                match (self.m, self.cd.as_str()) {
+                    (32, _) => (j + 32 * ((i / 4) % 2), 16 * b + 4 * (i / 8) + i % 4),
+                    (16, "f64") => (j + 16 * (i % 4), i / 4),
+                    (16, _) => (j + 16 * (i / 4), 4 * b + i % 4),
+                    (4, "f64") => (j + 4 * b + 16 * i, 0),
+                    (4, _) => (j + 4 * b, i),
+                    _ => panic!("no accumulator family for {}", self.name),
+                }
+            }
+        }
+    }
+
+    /// The inverse of [`Shape::slot`], built by walking every element and
+    /// checking that every slot is hit exactly once.
+    pub fn slots(&self, op: char) -> Vec<Vec<Elem>> {
+        let per = self.per_lane(op);
+        let mut out: Vec<Vec<Option<Elem>>> = vec![vec![None; per]; 64];
+        for e in self.elements(op) {
+            let (lane, item) = self.slot(op, e);
+            assert!(lane < 64 && item < per, "{} {op} {e:?}", self.name);
+            assert!(
+                out[lane][item].replace(e).is_none(),
+                "{} {op}: two elements in one slot",
+                self.name
+            );
+        }
+        out.into_iter()
+            .map(|l| {
+                l.into_iter()
+                    .map(|e| e.expect("every slot holds an element"))
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+/// Reference 3.1: the block whose A feeds block `b`.
+pub fn a_source(cbsz: usize, abid: usize, b: usize) -> usize {
+    (1 << cbsz) * (b / (1 << cbsz)) + abid
+}
+
+/// Reference 3.2: the lane whose B value lane `l` reads under blgp `g`.
+pub fn b_source(g: usize, l: usize) -> usize {
+    match g {
+        0 => l,
+        1 => l % 32,
+        2 => 32 + l % 32,
+        3 => (l + 16) % 64,
+        4 => l % 16,
+        5 => 16 + l % 16,
+        6 => 32 + l % 16,
+        7 => 48 + l % 16,
+        _ => panic!("blgp {g}"),
+    }
+}
+
+/// `lanes[lane][item]` of `layout --format json` as element lists.
+pub fn lanes(doc: &Value) -> Vec<Vec<Vec<Elem>>> {
+    serde_json::from_value(doc["lanes"].clone()).expect("lanes[lane][item] = [[b, r, c], ...]")
+}
+
+/// Reference 3.1: legal (cbsz, abid) pairs of a builtin (FP64 and 1-block ones have only (0, 0)).
+pub fn broadcast_pairs(s: &Shape) -> Vec<(usize, usize)> {
+    if s.ab == "f64" || s.blocks == 1 {
+        return vec![(0, 0)];
+    }
+    let max = s.blocks.trailing_zeros() as usize;
+    (0..=max)
+        .flat_map(|c| (0..1 << c).map(move |a| (c, a)))
+        .collect()
+}
+
+/// Reference 3.2: largest legal blgp.
+pub fn blgp_max(s: &Shape) -> usize {
+    if s.ab == "f64" {
+        0
+    } else {
+        7
+    }
+}
+
+/// Whether two hex bit patterns agree: bit for bit, or both NaN (reference 4.2: NaN by class).
+pub fn same_bits(want: &str, got: &str) -> bool {
+    let nan = |h: &str| {
+        let x = u64::from_str_radix(h, 16).expect("hex");
+        match h.len() {
+            8 => (x >> 23) & 0xff == 0xff && x & 0x7f_ffff != 0,
+            16 => (x >> 52) & 0x7ff == 0x7ff && x & ((1 << 52) - 1) != 0,
+            _ => false,
+        }
+    };
+    want == got || (nan(want) && nan(got))
+}
+
+/// Compares `text` with the snapshot file `tests/snapshots/<name>`;
+/// `MFMA_BLESS=1` rewrites the file instead.
+pub fn snapshot(name: &str, text: &str) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/snapshots")
+        .join(name);
+    if std::env::var_os("MFMA_BLESS").is_some() {
+        std::fs::write(&path, text).expect("write snapshot");
+        return;
+    }
+    let want = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (MFMA_BLESS=1 writes it)", path.display()));
+    if want != text {
+        let line = want
+            .lines()
+            .zip(text.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(want.lines().count().min(text.lines().count()));
+        panic!(
+            "output differs from {} at line {}:\n want: {:?}\n  got: {:?}\n(MFMA_BLESS=1 rewrites it)",
+            path.display(),
+            line + 1,
+            want.lines().nth(line),
+            text.lines().nth(line)
+        );
+    }
+}

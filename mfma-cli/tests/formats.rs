@@ -1,0 +1,127 @@
+//! `layout` as table and CSV say the same as its JSON; snapshots of a few tables.
+
+mod common;
+
+use common::{json_line, lanes, ok_line, snapshot, strings, Elem};
+use std::collections::BTreeMap;
+
+/// element -> (lane, item) from the JSON, for elements that some slot feeds.
+fn sources(line: &str) -> BTreeMap<Elem, (usize, usize)> {
+    let mut out = BTreeMap::new();
+    for (lane, items) in lanes(&json_line(&format!("{line} --format json")))
+        .into_iter()
+        .enumerate()
+    {
+        for (item, fed) in items.into_iter().enumerate() {
+            for e in fed {
+                assert!(out.insert(e, (lane, item)).is_none(), "{e:?} fed twice");
+            }
+        }
+    }
+    out
+}
+
+/// element -> (lane, item) read back from the text grid.
+fn grid(text: &str) -> BTreeMap<Elem, (usize, usize)> {
+    let mut out = BTreeMap::new();
+    let mut block = None;
+    let mut header = false;
+    for line in text.lines().skip(1) {
+        if let Some(b) = line.strip_prefix("block ") {
+            block = Some(b.parse::<usize>().unwrap());
+            header = true;
+            continue;
+        }
+        if line.is_empty() {
+            continue;
+        }
+        if header {
+            header = false;
+            continue;
+        }
+        let mut words = line.split_whitespace();
+        let row: usize = words.next().unwrap().parse().unwrap();
+        for (col, cell) in words.enumerate() {
+            let (lane, item) = cell.split_once(':').unwrap();
+            out.insert(
+                [block.unwrap(), row, col],
+                (lane.parse().unwrap(), item.parse().unwrap()),
+            );
+        }
+    }
+    out
+}
+
+const CASES: &[&str] = &[
+    "layout f32_4x4x4f16 --operand c",
+    "layout f32_32x32x8bf16_1k --operand a",
+    "layout f64_16x16x4f64 --operand d",
+    "layout f32_16x16x4f16 --operand a --cbsz 1 --abid 1",
+    "layout i32_32x32x4i8 --operand b --blgp 3",
+    "layout f32_4x4x2bf16 --operand a --cbsz 4 --abid 9 --blgp 6",
+];
+
+#[test]
+fn table_cells_are_the_json_sources() {
+    for line in CASES {
+        let table = ok_line(&format!("{line} --format table"));
+        assert_eq!(grid(&table), sources(line), "{line}");
+    }
+}
+
+#[test]
+fn csv_rows_are_the_json_slots() {
+    for line in CASES {
+        let text = ok_line(&format!("{line} --format csv"));
+        let doc = json_line(&format!("{line} --format json"));
+        let coords: Vec<&str> = strings(&doc["coords"]);
+        let mut lines = text.lines();
+        assert_eq!(
+            lines.next().unwrap(),
+            format!("lane,item,{}", coords.join(","))
+        );
+        let want = lanes(&doc);
+        for (lane, items) in want.iter().enumerate() {
+            for (item, fed) in items.iter().enumerate() {
+                let row = lines.next().unwrap();
+                let fields: Vec<&str> = row.split(',').collect();
+                assert_eq!(fields[..2], [lane.to_string(), item.to_string()], "{line}");
+                // Each coordinate column lists that coordinate of every fed element, `;`-separated.
+                for (n, field) in fields[2..].iter().enumerate() {
+                    let got: Vec<usize> = field
+                        .split(';')
+                        .filter(|s| !s.is_empty())
+                        .map(|s| s.parse().unwrap())
+                        .collect();
+                    let want: Vec<usize> = fed.iter().map(|e| e[n]).collect();
+                    assert_eq!(got, want, "{line} row {row}");
+                }
+            }
+        }
+        assert!(lines.next().is_none(), "{line}: one row per slot");
+    }
+}
+
+#[test]
+fn snapshots_of_tables() {
+    for (file, line) in [
+        (
+            "layout-f32_4x4x4f16-c.txt",
+            "layout f32_4x4x4f16 --operand c",
+        ),
+        (
+            "layout-f64_16x16x4f64-c.txt",
+            "layout f64_16x16x4f64 --operand c",
+        ),
+        (
+            "layout-f32_16x16x4f16-a-cbsz1-abid1.txt",
+            "layout f32_16x16x4f16 --operand a --cbsz 1 --abid 1",
+        ),
+        (
+            "layout-f32_16x16x16f16-b-blgp4.txt",
+            "layout f32_16x16x16f16 --operand b --blgp 4",
+        ),
+    ] {
+        snapshot(file, &ok_line(line));
+    }
+}

@@ -1,0 +1,149 @@
+//! `mfma layout --format json` against an independent statement of the
+//! reference layouts (2.1, 2.2) and modifier routing (3.1, 3.2).
+
+mod common;
+
+use common::{a_source, b_source, blgp_max, broadcast_pairs, json, lanes, shapes, Elem, Shape};
+use serde_json::Value;
+
+fn layout(s: &Shape, op: char, extra: &[&str]) -> Value {
+    let op = op.to_string();
+    let mut args = vec!["layout", &s.name, "--operand", &op, "--format", "json"];
+    args.extend_from_slice(extra);
+    json(&args)
+}
+
+fn check_header(doc: &Value, s: &Shape, op: char, m: [usize; 3]) {
+    let obj = doc.as_object().expect("one JSON object");
+    let keys: Vec<&str> = obj.keys().map(String::as_str).collect();
+    let mut want = vec![
+        "abid", "blgp", "builtin", "cbsz", "coords", "lanes", "operand",
+    ];
+    want.sort_unstable();
+    let mut got = keys.clone();
+    got.sort_unstable();
+    assert_eq!(got, want, "{} {op}: fields", s.name);
+    assert_eq!(doc["builtin"], s.name.as_str());
+    assert_eq!(doc["operand"], op.to_string().as_str());
+    assert_eq!(
+        [&doc["cbsz"], &doc["abid"], &doc["blgp"]],
+        m.map(Value::from).each_ref()
+    );
+    let coords = match op {
+        'a' => ["block", "i", "k"],
+        'b' => ["block", "k", "j"],
+        _ => ["block", "i", "j"],
+    };
+    assert_eq!(doc["coords"], Value::from(coords.to_vec()));
+}
+
+#[test]
+fn every_builtin_and_operand_matches_reference_2() {
+    let all = shapes();
+    assert_eq!(all.len(), 27);
+    for s in &all {
+        for op in ['a', 'b', 'c', 'd'] {
+            let doc = layout(s, op, &[]);
+            check_header(&doc, s, op, [0, 0, 0]);
+            let got = lanes(&doc);
+            let want: Vec<Vec<Vec<Elem>>> = s
+                .slots(op)
+                .into_iter()
+                .map(|lane| lane.into_iter().map(|e| vec![e]).collect())
+                .collect();
+            assert_eq!(got.len(), 64, "{} {op}", s.name);
+            assert!(
+                got.iter().all(|l| l.len() == s.per_lane(op)),
+                "{} {op}",
+                s.name
+            );
+            assert_eq!(got, want, "{} operand {op}", s.name);
+        }
+    }
+}
+
+#[test]
+fn broadcast_routes_a_blocks_as_reference_3_1() {
+    let mut checked = 0;
+    for s in shapes() {
+        let slots = s.slots('a');
+        for (cbsz, abid) in broadcast_pairs(&s) {
+            let (c, a) = (cbsz.to_string(), abid.to_string());
+            let doc = layout(&s, 'a', &["--cbsz", &c, "--abid", &a]);
+            check_header(&doc, &s, 'a', [cbsz, abid, 0]);
+            // Slot (L, t) holds A[own][i][k]; it feeds every block whose source is `own`.
+            let want: Vec<Vec<Vec<Elem>>> = slots
+                .iter()
+                .map(|lane| {
+                    lane.iter()
+                        .map(|&[own, i, k]| {
+                            (0..s.blocks)
+                                .filter(|&b| a_source(cbsz, abid, b) == own)
+                                .map(|b| [b, i, k])
+                                .collect()
+                        })
+                        .collect()
+                })
+                .collect();
+            assert_eq!(lanes(&doc), want, "{} cbsz {cbsz} abid {abid}", s.name);
+            checked += 1;
+        }
+    }
+    // 27 builtins at (0, 0), plus 2, 6 and 30 nonzero pairs for the 2-, 4- and 16-block ones (5 each).
+    assert_eq!(checked, 27 + 5 * (2 + 6 + 30));
+}
+
+#[test]
+fn blgp_routes_b_lanes_as_reference_3_2() {
+    let mut checked = 0;
+    for s in shapes() {
+        let slots = s.slots('b');
+        for g in 1..=blgp_max(&s) {
+            let gs = g.to_string();
+            let doc = layout(&s, 'b', &["--blgp", &gs]);
+            check_header(&doc, &s, 'b', [0, 0, g]);
+            // Slot (L, t) feeds the element of every slot (L', t) that reads lane L.
+            let want: Vec<Vec<Vec<Elem>>> = (0..64)
+                .map(|lane| {
+                    (0..s.ab_per_lane)
+                        .map(|item| {
+                            (0..64)
+                                .filter(|&reader| b_source(g, reader) == lane)
+                                .map(|reader| slots[reader][item])
+                                .collect()
+                        })
+                        .collect()
+                })
+                .collect();
+            assert_eq!(lanes(&doc), want, "{} blgp {g}", s.name);
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 25 * 7, "every non-f64 builtin, blgp 1..=7");
+}
+
+#[test]
+fn modifiers_route_only_their_own_operand() {
+    for s in shapes() {
+        let (cbsz, abid) = *broadcast_pairs(&s).last().expect("at least (0, 0)");
+        let g = blgp_max(&s).min(3);
+        let m = [cbsz, abid, g].map(|v| v.to_string());
+        let args = ["--cbsz", &m[0], "--abid", &m[1], "--blgp", &m[2]];
+        for op in ['a', 'b', 'c', 'd'] {
+            let both = layout(&s, op, &args);
+            check_header(&both, &s, op, [cbsz, abid, g]);
+            // A depends on cbsz/abid only, B on blgp only, C and D on nothing.
+            let alone: &[&str] = match op {
+                'a' => &args[..4],
+                'b' => &args[4..],
+                _ => &[],
+            };
+            assert_eq!(
+                lanes(&both),
+                lanes(&layout(&s, op, alone)),
+                "{} operand {op} with {args:?}",
+                s.name
+            );
+        }
+    }
+}

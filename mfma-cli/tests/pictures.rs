@@ -1,0 +1,171 @@
+//! The SVG pictures: well-formed XML, one cell per element, each cell naming
+//! the slot the reference formulas give; docs/ is what `mfma pictures` makes.
+
+mod common;
+
+use common::{a_source, ok, scratch, shapes, Elem, Shape};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The cells of a picture: element -> (lane, item), from each cell's
+/// `<title>`, after checking the visible labels say the same.
+fn cells(svg: &str, s: &Shape, op: char) -> BTreeMap<Elem, (usize, usize)> {
+    let doc =
+        roxmltree::Document::parse(svg).unwrap_or_else(|e| panic!("{} {op}: not XML: {e}", s.name));
+    let root = doc.root_element();
+    assert_eq!(root.tag_name().name(), "svg");
+    assert_eq!(
+        root.tag_name().namespace(),
+        Some("http://www.w3.org/2000/svg")
+    );
+    let axes = match op {
+        'a' => ("i", "k"),
+        'b' => ("k", "j"),
+        _ => ("i", "j"),
+    };
+    let mut out = BTreeMap::new();
+    for g in root
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("cell"))
+    {
+        let kids: Vec<_> = g.children().filter(|n| n.is_element()).collect();
+        let names: Vec<&str> = kids.iter().map(|n| n.tag_name().name()).collect();
+        assert_eq!(
+            names,
+            ["title", "rect", "text", "text"],
+            "{} {op}: cell shape",
+            s.name
+        );
+        let title = kids[0].text().unwrap();
+        // "block B, i R, k C: lane L, item T"
+        let nums: Vec<usize> = title
+            .split(|c: char| !c.is_ascii_digit())
+            .filter(|w| !w.is_empty())
+            .map(|w| w.parse().unwrap())
+            .collect();
+        let want_title = format!(
+            "block {}, {} {}, {} {}: lane {}, item {}",
+            nums[0], axes.0, nums[1], axes.1, nums[2], nums[3], nums[4]
+        );
+        assert_eq!(title, want_title, "{} {op}", s.name);
+        assert_eq!(
+            kids[2].text(),
+            Some(nums[4].to_string().as_str()),
+            "item label"
+        );
+        assert_eq!(
+            kids[3].text(),
+            Some(nums[3].to_string().as_str()),
+            "lane label"
+        );
+        let e = [nums[0], nums[1], nums[2]];
+        assert!(
+            out.insert(e, (nums[3], nums[4])).is_none(),
+            "{} {op}: {e:?} drawn twice",
+            s.name
+        );
+    }
+    assert_eq!(
+        out.len(),
+        s.elements(op).len(),
+        "{} {op}: one cell per element",
+        s.name
+    );
+    out
+}
+
+/// Runs `mfma pictures` into a directory of its own (tests run in parallel).
+fn pictures_dir(test: &str) -> PathBuf {
+    let dir = scratch(&format!("pictures-{test}"));
+    let said = ok(&["pictures", "--out", dir.to_str().unwrap()]);
+    assert_eq!(said, format!("wrote 108 pictures to {}\n", dir.display()));
+    dir
+}
+
+#[test]
+fn every_picture_shows_reference_2_slots() {
+    let dir = pictures_dir("every");
+    let mut files = std::fs::read_dir(&dir).unwrap().count();
+    for s in shapes() {
+        for op in ['a', 'b', 'c', 'd'] {
+            let path = dir.join(format!("{}-{op}.svg", s.name));
+            let svg = std::fs::read_to_string(&path).unwrap();
+            for (e, slot) in cells(&svg, &s, op) {
+                assert_eq!(slot, s.slot(op, e), "{} {op} {e:?}", s.name);
+            }
+            files -= 1;
+        }
+    }
+    assert_eq!(files, 0, "nothing but NAME-OPERAND.svg files");
+}
+
+#[test]
+fn layout_svg_is_the_picture() {
+    let dir = pictures_dir("layout");
+    for (name, op) in [
+        ("f32_4x4x1f32", "b"),
+        ("f64_4x4x4f64", "d"),
+        ("i32_32x32x4i8", "a"),
+    ] {
+        let file = std::fs::read_to_string(dir.join(format!("{name}-{op}.svg"))).unwrap();
+        assert_eq!(
+            ok(&["layout", name, "--operand", op, "--format", "svg"]),
+            file
+        );
+    }
+}
+
+#[test]
+fn pictures_under_broadcast_show_the_source_slot() {
+    for s in shapes().into_iter().filter(|s| s.blocks == 16) {
+        let svg = ok(&[
+            "layout",
+            &s.name,
+            "--operand",
+            "a",
+            "--cbsz",
+            "3",
+            "--abid",
+            "5",
+            "--format",
+            "svg",
+        ]);
+        for ([b, i, k], slot) in cells(&svg, &s, 'a') {
+            assert_eq!(slot, s.slot('a', [a_source(3, 5, b), i, k]), "{}", s.name);
+        }
+    }
+}
+
+fn docs() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs")
+}
+
+#[test]
+fn docs_pictures_are_up_to_date() {
+    let dir = pictures_dir("docs");
+    let mut kept: Vec<String> = std::fs::read_dir(docs())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".svg"))
+        .collect();
+    kept.sort();
+    for want in [
+        "f32_32x32x8bf16_1k-a.svg",
+        "f32_32x32x8bf16_1k-c.svg",
+        "f32_16x16x16f16-c.svg",
+        "f32_4x4x4f16-c.svg",
+        "f64_16x16x4f64-c.svg",
+        "f64_4x4x4f64-c.svg",
+    ] {
+        assert!(kept.iter().any(|k| k == want), "docs/{want} is missing");
+    }
+    for name in kept {
+        let fresh = std::fs::read(dir.join(&name))
+            .unwrap_or_else(|_| panic!("docs/{name} is not a picture `mfma pictures` makes"));
+        let old = std::fs::read(docs().join(&name)).unwrap();
+        assert!(
+            old == fresh,
+            "docs/{name} is stale: regenerate with `mfma pictures --out DIR` and copy it"
+        );
+    }
+}
