@@ -193,6 +193,7 @@ fn as_text(i: &Info) -> String {
     out
 }
 
+/// Runs `mfma info`.
 pub fn run(name: &str, format: TableFormat) -> Result<()> {
     let info = gather(resolve::builtin(name)?);
     text::emit(&match format {

@@ -184,6 +184,7 @@ fn table(v: &View) -> String {
     out
 }
 
+/// Runs `mfma layout`.
 pub fn run(name: &str, operand: &str, m: ModifierArgs, format: LayoutFormat) -> Result<()> {
     let v = View::parse(name, operand, m)?;
     text::emit(&match format {

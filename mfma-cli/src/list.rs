@@ -116,6 +116,7 @@ pub fn range(max: i64) -> String {
     }
 }
 
+/// Runs `mfma list`.
 pub fn run(format: TableFormat) -> Result<()> {
     let rows: Vec<Row> = all().map(Row::of).collect();
     let out = match format {

@@ -132,6 +132,7 @@ fn by_slot(v: &View, s: Slot, format: TextFormat) -> String {
     }
 }
 
+/// Runs `mfma lookup`.
 pub fn run(
     name: &str,
     operand: &str,

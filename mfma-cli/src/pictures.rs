@@ -13,6 +13,7 @@ pub fn file_name(v: &View) -> String {
     format!("{}-{}.svg", v.builtin.name, v.operand.name())
 }
 
+/// Runs `mfma pictures`.
 pub fn run(out: &Path) -> Result<()> {
     let shown = out.display();
     std::fs::create_dir_all(out)

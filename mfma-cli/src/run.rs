@@ -149,6 +149,7 @@ fn one(v: &Value) -> Result<Outcome> {
     })
 }
 
+/// Runs `mfma run`.
 pub fn run(path: &Path) -> Result<()> {
     let shown = path.display();
     let text = std::fs::read_to_string(path)
