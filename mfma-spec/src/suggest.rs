@@ -5,7 +5,7 @@ use crate::{Builtin, ARCHS};
 /// Longest name compared in full; longer input is cut (no builtin name comes close).
 const MAX: usize = 64;
 
-/// Levenshtein distance between two ASCII-ish strings, cut to [`MAX`] bytes.
+/// Levenshtein distance between two ASCII-ish strings, cut to 64 bytes.
 pub fn edit_distance(a: &str, b: &str) -> usize {
     let a = &a.as_bytes()[..a.len().min(MAX)];
     let b = &b.as_bytes()[..b.len().min(MAX)];
