@@ -278,11 +278,13 @@ fn reference(x: &Builtin, m: Modifiers, ops: &Operands) -> Vec<u64> {
     let (mm, n, k) = (x.m, x.n, x.k);
     let mut d = Vec::with_capacity(ops.c.len());
     for blk in 0..x.blocks {
+        let cols: Vec<Vec<u64>> = (0..n)
+            .map(|j| (0..k).map(|kk| b[(blk * k + kk) * n + j]).collect())
+            .collect();
         for i in 0..mm {
             let row = &a[(blk * mm + i) * k..][..k];
-            for j in 0..n {
-                let col: Vec<u64> = (0..k).map(|kk| b[(blk * k + kk) * n + j]).collect();
-                d.push(dot(x, row, &col, ops.c[(blk * mm + i) * n + j]));
+            for (j, col) in cols.iter().enumerate() {
+                d.push(dot(x, row, col, ops.c[(blk * mm + i) * n + j]));
             }
         }
     }
