@@ -1,2 +1,71 @@
-//! The seed's tiled matrix-multiply tutorial, ported to MFMA fragments.
+//! The seed's tiled matrix-multiply tutorial, ported to MFMA fragments: one
+//! kernel source that runs on the CPU through the bit-exact software path
+//! and compiles for gfx90a.
+//!
+//! The tutorial splits a GEMM kernel into a [`TilePolicy`] (block tile,
+//! K strips, staging hooks) and a [`ComputePolicy`] (what a worker loads,
+//! multiplies and stores). [`gemm_wave`] is the kernel body for one worker;
+//! the policies are [`ScalarFmaPolicy`] (the tutorial's FP64 fallback) and
+//! [`MfmaPolicy`] over any builtin type (`MfmaPolicy<mfma!(f32_32x32x8f16)>`;
+//! [`MfmaCdna2F64Policy`] is the seed's).
+//!
+//! Policies touch lanes only through [`mfma_core::Fragment::from_fn`],
+//! [`for_each`](mfma_core::Fragment::for_each) and
+//! [`execute_into`](mfma_core::execute_into): on the host a fragment is the
+//! whole wave, on the GPU the calling lane's registers, so the kernel needs
+//! no lane index and no `cfg`.
+//!
+//! Tiles are [`Tile`] views with zero-padded reads: [`GlobalTiles`] reads
+//! global memory in place (portable; Rust cannot declare LDS portably), the
+//! host-only `StagedTiles` copies strips into buffers as the tutorial does
+//! into LDS.
+//!
+//! ```
+//! use mfma_gemm::{gemm, GlobalTiles, MfmaCdna2F64Policy};
+//! let (m, n, k) = (3, 2, 5);
+//! let a: Vec<f64> = (0..m * k).map(|x| x as f64).collect();
+//! let eye: Vec<f64> = (0..k * n).map(|x| if x / n == x % n { 1.0 } else { 0.0 }).collect();
+//! let mut c = vec![0.0; m * n];
+//! gemm::<GlobalTiles<32, 32, 4>, MfmaCdna2F64Policy>(m, n, k, &a, &eye, &mut c, 1);
+//! assert_eq!(c, [0.0, 1.0, 5.0, 6.0, 10.0, 11.0]); // the first two columns of A
+//! ```
 #![no_std]
+#![warn(missing_docs)]
+// core's fused multiply-add is still unstable; the device build enables
+// nightly features anyway (RUSTC_BOOTSTRAP, reference section 5).
+#![cfg_attr(target_arch = "amdgpu", feature(core_float_math))]
+
+#[cfg(not(target_arch = "amdgpu"))]
+extern crate std;
+
+mod compute;
+mod kernel;
+mod mfma;
+mod problem;
+mod scalar;
+mod tile;
+mod view;
+
+#[cfg(not(target_arch = "amdgpu"))]
+pub mod catalog;
+#[cfg(not(target_arch = "amdgpu"))]
+mod launch;
+#[cfg(not(target_arch = "amdgpu"))]
+pub mod random;
+#[cfg(not(target_arch = "amdgpu"))]
+pub mod reference;
+#[cfg(not(target_arch = "amdgpu"))]
+mod staged;
+
+pub use compute::ComputePolicy;
+pub use kernel::{gemm_wave, grid, threads_per_block, workers_per_block};
+pub use mfma::{MfmaCdna2F64Policy, MfmaPolicy};
+pub use problem::Problem;
+pub use scalar::ScalarFmaPolicy;
+pub use tile::{GlobalStrips, GlobalTiles, TilePolicy, TileStorage};
+pub use view::{OutTile, Tile};
+
+#[cfg(not(target_arch = "amdgpu"))]
+pub use launch::{available_threads, gemm};
+#[cfg(not(target_arch = "amdgpu"))]
+pub use staged::{StagedBuffers, StagedTiles};

@@ -1,0 +1,242 @@
+//! The policies the demo runs, and the check each run gets: time the
+//! tutorial kernel on random inputs, then compare every output bit with the
+//! reference (host only).
+
+use crate::compute::ComputePolicy;
+use crate::kernel::workers_per_block;
+use crate::launch::gemm;
+use crate::mfma::{MfmaCdna2F64Policy, MfmaPolicy};
+use crate::reference;
+use crate::scalar::ScalarFmaPolicy;
+use crate::tile::{GlobalTiles, TilePolicy};
+use mfma_core::spec::Builtin;
+use mfma_core::{mfma, Element, Instr};
+use std::time::Instant;
+use std::vec::Vec;
+
+/// What to run.
+#[derive(Clone, Copy, Debug)]
+pub struct Config {
+    /// Rows of A and C.
+    pub m: usize,
+    /// Columns of B and C.
+    pub n: usize,
+    /// Columns of A, rows of B.
+    pub k: usize,
+    /// Seed of the random inputs (A uses `seed`, B `seed + 1`).
+    pub seed: u64,
+    /// Host threads.
+    pub threads: usize,
+    /// Untimed runs before the timed ones.
+    pub warmup: usize,
+    /// Timed repetitions (the best is reported; all runs must agree bitwise).
+    pub reps: usize,
+}
+
+/// The first output that differs from the reference.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mismatch {
+    /// Row of C.
+    pub row: usize,
+    /// Column of C.
+    pub col: usize,
+    /// Bits the kernel wrote.
+    pub got: u64,
+    /// Bits the reference computed.
+    pub want: u64,
+}
+
+/// The result of one checked run.
+#[derive(Clone, Copy, Debug)]
+pub struct Outcome {
+    /// Best wall time of the kernel over the repetitions, in seconds.
+    pub seconds: f64,
+    /// Wall time of the reference, in seconds.
+    pub reference_seconds: f64,
+    /// Nominal operations, `2·m·n·k`.
+    pub ops: f64,
+    /// Outputs whose bits differ from the reference (or between repetitions).
+    pub mismatches: usize,
+    /// The first of them.
+    pub first_mismatch: Option<Mismatch>,
+}
+
+impl Outcome {
+    /// Whether every output matched bit for bit.
+    pub fn bit_exact(&self) -> bool {
+        self.mismatches == 0
+    }
+
+    /// Nominal operations per second, in units of 10^9.
+    pub fn giga_ops_per_second(&self) -> f64 {
+        self.ops / self.seconds / 1e9
+    }
+}
+
+/// Compares two `rows × cols`-shaped outputs bit for bit.
+pub fn compare<E: Element>(cols: usize, got: &[E], want: &[E]) -> (usize, Option<Mismatch>) {
+    assert_eq!(got.len(), want.len(), "outputs of different sizes");
+    let mut bad = got
+        .iter()
+        .zip(want)
+        .enumerate()
+        .filter(|(_, (g, w))| g.to_bits_u64() != w.to_bits_u64());
+    let first = bad.next().map(|(idx, (g, w))| Mismatch {
+        row: idx / cols.max(1),
+        col: idx % cols.max(1),
+        got: g.to_bits_u64(),
+        want: w.to_bits_u64(),
+    });
+    (usize::from(first.is_some()) + bad.count(), first)
+}
+
+/// Runs the kernel `cfg.warmup` times untimed, then `cfg.reps` times timed;
+/// returns the best time and the first result, counting outputs in which
+/// later runs disagree with it.
+fn timed<T: TilePolicy, P: ComputePolicy>(
+    cfg: &Config,
+    a: &[P::Elem],
+    b: &[P::Elem],
+) -> (f64, Vec<P::Out>, usize) {
+    let mut best = f64::INFINITY;
+    let mut first: Option<Vec<P::Out>> = None;
+    let mut unstable = 0;
+    let reps = cfg.reps.max(1);
+    for rep in 0..cfg.warmup + reps {
+        let mut c = std::vec![P::Out::ZERO; cfg.m * cfg.n];
+        let start = Instant::now();
+        gemm::<T, P>(cfg.m, cfg.n, cfg.k, a, b, &mut c, cfg.threads);
+        if rep >= cfg.warmup {
+            best = best.min(start.elapsed().as_secs_f64());
+        }
+        match &first {
+            None => first = Some(c),
+            Some(f) => unstable += compare(cfg.n, &c, f).0,
+        }
+    }
+    (best, first.unwrap_or_default(), unstable)
+}
+
+/// Random A and B, the tutorial GEMM, and a bitwise comparison with
+/// [`reference::gemm`] under the policy's arithmetic.
+///
+/// ```
+/// use mfma_gemm::catalog::{check, Config};
+/// use mfma_gemm::{GlobalTiles, MfmaPolicy};
+/// let cfg = Config { m: 33, n: 40, k: 19, seed: 1, threads: 2, warmup: 0, reps: 1 };
+/// let out = check::<GlobalTiles<64, 64, 16>, MfmaPolicy<mfma_core::mfma!(f32_32x32x8f16)>>(&cfg);
+/// assert!(out.bit_exact(), "{:?}", out.first_mismatch);
+/// ```
+pub fn check<T: TilePolicy, P: ComputePolicy>(cfg: &Config) -> Outcome {
+    let a = crate::random::matrix::<P::Elem>(cfg.m * cfg.k, cfg.seed);
+    let b = crate::random::matrix::<P::Elem>(cfg.k * cfg.n, cfg.seed.wrapping_add(1));
+    let (seconds, got, unstable) = timed::<T, P>(cfg, &a, &b);
+    let start = Instant::now();
+    let want: Vec<P::Out> = reference::gemm(P::ARITH, P::K_STEP, cfg.m, cfg.n, cfg.k, &a, &b);
+    let reference_seconds = start.elapsed().as_secs_f64();
+    let (mismatches, first_mismatch) = compare(cfg.n, &got, &want);
+    Outcome {
+        seconds,
+        reference_seconds,
+        ops: 2.0 * (cfg.m * cfg.n * cfg.k) as f64,
+        mismatches: mismatches + unstable,
+        first_mismatch,
+    }
+}
+
+/// The seed's demo: a random `m × k` A times the `k × k` identity must give
+/// A back exactly (`cfg.n` is ignored).
+///
+/// ```
+/// use mfma_gemm::catalog::{check_identity, Config};
+/// use mfma_gemm::{GlobalTiles, MfmaCdna2F64Policy};
+/// let cfg = Config { m: 20, n: 0, k: 36, seed: 3, threads: 1, warmup: 0, reps: 1 };
+/// assert!(check_identity::<GlobalTiles<32, 32, 4>, MfmaCdna2F64Policy>(&cfg).bit_exact());
+/// ```
+pub fn check_identity<T, P>(cfg: &Config) -> Outcome
+where
+    T: TilePolicy,
+    P: ComputePolicy<Elem = f64, Out = f64>,
+{
+    let cfg = Config { n: cfg.k, ..*cfg };
+    let a = crate::random::matrix::<f64>(cfg.m * cfg.k, cfg.seed);
+    let eye: Vec<f64> = (0..cfg.k * cfg.k)
+        .map(|x| if x / cfg.k == x % cfg.k { 1.0 } else { 0.0 })
+        .collect();
+    let (seconds, got, unstable) = timed::<T, P>(&cfg, &a, &eye);
+    let (mismatches, first_mismatch) = compare(cfg.n, &got, &a);
+    Outcome {
+        seconds,
+        reference_seconds: 0.0,
+        ops: 2.0 * (cfg.m * cfg.n * cfg.k) as f64,
+        mismatches: mismatches + unstable,
+        first_mismatch,
+    }
+}
+
+/// A policy pair the demo can run by name. The fields describe it as data,
+/// so that a build script can generate the same kernels for the GPU.
+#[derive(Clone, Copy, Debug)]
+pub struct Entry {
+    /// Name on the command line and in the table.
+    pub name: &'static str,
+    /// Whether results count integer operations (GOP/s) rather than flops.
+    pub integer: bool,
+    /// Block tile (rows, columns).
+    pub block: (usize, usize),
+    /// K strip of the tile policy.
+    pub k_tile: usize,
+    /// Workers per workgroup.
+    pub workers: usize,
+    /// The builtin of an MFMA policy (`None` for the scalar one).
+    pub builtin: Option<&'static Builtin>,
+    /// Checked run at a configuration.
+    pub run: fn(&Config) -> Outcome,
+}
+
+const fn entry<T: TilePolicy, P: ComputePolicy>(name: &'static str) -> Entry {
+    Entry {
+        name,
+        integer: !P::Out::TYPE.is_float(),
+        block: (T::BLOCK_TILE_M, T::BLOCK_TILE_N),
+        k_tile: T::K_TILE_SIZE,
+        workers: workers_per_block::<T, P>(),
+        builtin: None,
+        run: check::<T, P>,
+    }
+}
+
+/// An MFMA policy, named after its builtin.
+const fn mfma<T: TilePolicy, X: Instr>() -> Entry {
+    Entry {
+        builtin: Some(X::SPEC),
+        ..entry::<T, MfmaPolicy<X>>(X::SPEC.name)
+    }
+}
+
+/// The seed's tile for the FP64 MFMA policy: 32×32 block, K strip of 4.
+pub type SeedTiles = GlobalTiles<32, 32, 4>;
+/// The tile for the 32×32 builtins: 64×64 block (2×2 waves), K strip of 16.
+pub type WideTiles = GlobalTiles<64, 64, 16>;
+
+/// Every policy the demo runs by default, fallback first.
+pub const POLICIES: &[Entry] = &[
+    entry::<GlobalTiles<32, 32, 8>, ScalarFmaPolicy>("scalar_fma_f64"),
+    mfma::<SeedTiles, mfma!(f64_16x16x4f64)>(),
+    mfma::<WideTiles, mfma!(f32_32x32x2f32)>(),
+    mfma::<WideTiles, mfma!(f32_32x32x8f16)>(),
+    mfma::<WideTiles, mfma!(f32_32x32x8bf16_1k)>(),
+    mfma::<WideTiles, mfma!(i32_32x32x8i8)>(),
+];
+
+/// The policy of the identity demo row.
+pub const IDENTITY: Entry = Entry {
+    name: "identity (f64_16x16x4f64)",
+    run: check_identity::<SeedTiles, MfmaCdna2F64Policy>,
+    ..entry::<SeedTiles, MfmaCdna2F64Policy>("")
+};
+
+/// Looks a policy up by name.
+pub fn find(name: &str) -> Option<&'static Entry> {
+    POLICIES.iter().find(|e| e.name == name)
+}

@@ -1,0 +1,55 @@
+//! The tutorial's `ComputePolicy`: what one worker loads, multiplies and
+//! stores.
+
+use crate::view::{OutTile, Tile};
+use mfma_core::spec::Arith;
+use mfma_core::Element;
+
+/// The multiply-accumulate half of the tutorial kernel.
+///
+/// A *worker* owns a `THREAD_TILE_M × THREAD_TILE_N` tile of C: a whole wave
+/// for MFMA policies (`EFFECTIVE_LANES = 64`), a single thread for
+/// [`ScalarFmaPolicy`](crate::ScalarFmaPolicy) (`EFFECTIVE_LANES = 1`).
+/// Implementations must express per-lane work only through
+/// [`Fragment::from_fn`](mfma_core::Fragment::from_fn),
+/// [`Fragment::for_each`](mfma_core::Fragment::for_each) and
+/// [`execute_into`](mfma_core::execute_into), which cover the whole wave on
+/// the host and the calling lane on the GPU; then the same code runs on both.
+pub trait ComputePolicy {
+    /// Element type of A and B (the tutorial's `elem_a`/`elem_b`, which
+    /// coincide for every MFMA builtin).
+    type Elem: Element;
+    /// Element type of C.
+    type Out: Element;
+    /// What `load_a` returns.
+    type FragA;
+    /// What `load_b` returns.
+    type FragB;
+    /// The worker's running sums.
+    type Accumulator;
+
+    /// Rows of C one worker owns.
+    const THREAD_TILE_M: usize;
+    /// Columns of C one worker owns.
+    const THREAD_TILE_N: usize;
+    /// GPU lanes that cooperate on one worker's tile.
+    const EFFECTIVE_LANES: usize;
+    /// K consumed by one `mma`.
+    const K_STEP: usize;
+    /// The arithmetic of one `mma` (what a reference must reproduce).
+    const ARITH: Arith;
+
+    /// An accumulator of zeros.
+    fn zero() -> Self::Accumulator;
+    /// The A operand for rows `row..row + THREAD_TILE_M` and K columns
+    /// `ki..ki + K_STEP` of a K tile (`tile` is `BLOCK_TILE_M × K_TILE_SIZE`).
+    fn load_a(tile: &Tile<'_, Self::Elem>, row: usize, ki: usize) -> Self::FragA;
+    /// The B operand for columns `col..col + THREAD_TILE_N` (`tile_b_t` is
+    /// B's K tile transposed, `BLOCK_TILE_N × K_TILE_SIZE`).
+    fn load_b(tile_b_t: &Tile<'_, Self::Elem>, col: usize, ki: usize) -> Self::FragB;
+    /// `acc += a · b`.
+    fn mma(acc: &mut Self::Accumulator, a: &Self::FragA, b: &Self::FragB);
+    /// Writes the accumulator to the worker's tile of C (coordinates
+    /// relative to the tile; the view drops what lies past the matrix edge).
+    fn store_c(acc: &Self::Accumulator, c: &mut OutTile<'_, Self::Out>);
+}

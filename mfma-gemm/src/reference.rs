@@ -1,0 +1,202 @@
+//! A plain triple-loop GEMM with the MFMA arithmetic (reference section 4),
+//! written apart from `mfma_core::soft` so that the two check each other
+//! (host only).
+//!
+//! Flushes here test exponent bits, where the software path compares
+//! magnitudes; element types are decoded from raw bits, so one generic
+//! entry serves every builtin.
+
+use half::{bf16, f16};
+use mfma_core::spec::{Arith, ElemType};
+use mfma_core::Element;
+use std::vec::Vec;
+
+/// `A·B` for A `m × k` and B `k × n` (dense row-major) with the arithmetic of
+/// an instruction sequence that consumes `k_step` of K per instruction, from
+/// a zero accumulator, K zero padded to a multiple of `k_step`:
+///
+/// * [`Arith::ChainedFma`] (f32, f64): `acc = fma(a, b, acc)`, k ascending.
+/// * [`Arith::GroupedSum`] (f16, bf16): inputs flushed, products flushed
+///   (an exact-zero product is +0), pairwise trees of `group` products,
+///   `acc = ftz(acc + tree)`; the accumulator re-enters every instruction as
+///   C, whose input flush turns -0 into +0, so that flush happens every
+///   `k_step`.
+/// * [`Arith::WrappingInt`] (i8): exact products summed in wrapping i32.
+///
+/// # Panics
+/// If `arith` does not fit the element types, or `k_step` is not a multiple
+/// of the group size.
+///
+/// ```
+/// use mfma_core::spec::Arith;
+/// let a = [half::f16::from_f32(1.5), half::f16::from_bits(0x0001)]; // 1 × 2, a subnormal
+/// let b = [half::f16::from_f32(2.0), half::f16::from_f32(1e4)];     // 2 × 1
+/// let c: Vec<f32> = mfma_gemm::reference::gemm(Arith::GroupedSum { group: 4 }, 4, 1, 1, 2, &a, &b);
+/// assert_eq!(c, [3.0]); // the subnormal input is flushed before multiplying
+/// ```
+pub fn gemm<In: Element, Out: Element>(
+    arith: Arith,
+    k_step: usize,
+    m: usize,
+    n: usize,
+    k: usize,
+    a: &[In],
+    b: &[In],
+) -> Vec<Out> {
+    assert_eq!(a.len(), m * k, "A must be {m}x{k}");
+    assert_eq!(b.len(), k * n, "B must be {k}x{n}");
+    let shape = Padded {
+        m,
+        n,
+        k,
+        kp: k.div_ceil(k_step) * k_step,
+    };
+    let (in_t, out_t) = (In::TYPE, Out::TYPE);
+    let bits = match (arith, in_t, out_t) {
+        (Arith::ChainedFma, ElemType::F64, ElemType::F64) => {
+            let (a, b) = shape.decode(a, b, f64::from_bits);
+            shape.each(&a, &b, |a, b| {
+                let acc = a
+                    .iter()
+                    .zip(b)
+                    .fold(0.0f64, |acc, (x, y)| x.mul_add(*y, acc));
+                acc.to_bits()
+            })
+        }
+        (Arith::ChainedFma, ElemType::F32, ElemType::F32) => {
+            let (a, b) = shape.decode(a, b, |x| f32::from_bits(x as u32));
+            shape.each(&a, &b, |a, b| {
+                let acc = a
+                    .iter()
+                    .zip(b)
+                    .fold(0.0f32, |acc, (x, y)| x.mul_add(*y, acc));
+                u64::from(acc.to_bits())
+            })
+        }
+        (Arith::GroupedSum { group }, ElemType::F16 | ElemType::Bf16, ElemType::F32) => {
+            assert_eq!(k_step % group, 0, "k_step must hold whole groups");
+            let (a, b) = shape.decode(a, b, |x| input(in_t, x));
+            shape.each(&a, &b, |a, b| {
+                u64::from(grouped(group, k_step, a, b).to_bits())
+            })
+        }
+        (Arith::WrappingInt, ElemType::I8, ElemType::I32) => {
+            let (a, b) = shape.decode(a, b, |x| i32::from(x as u8 as i8));
+            shape.each(&a, &b, |a, b| {
+                let acc = a
+                    .iter()
+                    .zip(b)
+                    .fold(0i32, |acc, (x, y)| acc.wrapping_add(x * y));
+                u64::from(acc as u32)
+            })
+        }
+        _ => panic!("no {arith:?} arithmetic from {in_t:?} to {out_t:?}"),
+    };
+    bits.into_iter().map(Out::from_bits_u64).collect()
+}
+
+/// The problem's shape, with K padded to `kp`.
+struct Padded {
+    m: usize,
+    n: usize,
+    k: usize,
+    kp: usize,
+}
+
+impl Padded {
+    /// Rows of A and columns of B, decoded from bits and zero padded to `kp`.
+    fn decode<In: Element, V: Copy + Default>(
+        &self,
+        a: &[In],
+        b: &[In],
+        f: impl Fn(u64) -> V,
+    ) -> (Vec<V>, Vec<V>) {
+        let (n, k, kp) = (self.n, self.k, self.kp);
+        let mut ra = std::vec![V::default(); self.m * kp];
+        let mut cb = std::vec![V::default(); n * kp];
+        for i in 0..self.m {
+            for kk in 0..k {
+                ra[i * kp + kk] = f(a[i * k + kk].to_bits_u64());
+            }
+        }
+        for j in 0..n {
+            for kk in 0..k {
+                cb[j * kp + kk] = f(b[kk * n + j].to_bits_u64());
+            }
+        }
+        (ra, cb)
+    }
+
+    /// `f(row of A, column of B)` for every output, row-major.
+    fn each<V>(&self, a: &[V], b: &[V], f: impl Fn(&[V], &[V]) -> u64) -> Vec<u64> {
+        let kp = self.kp;
+        let mut out = Vec::with_capacity(self.m * self.n);
+        for i in 0..self.m {
+            for j in 0..self.n {
+                out.push(f(&a[i * kp..][..kp], &b[j * kp..][..kp]));
+            }
+        }
+        out
+    }
+}
+
+const F32_EXP: u32 = 0x7f80_0000;
+const F32_SIGN: u32 = 0x8000_0000;
+
+/// An input of type `t` as f32, +0 if its exponent field is zero (zero or subnormal).
+fn input(t: ElemType, bits: u64) -> f32 {
+    let bits = bits as u16;
+    match t {
+        ElemType::F16 if bits & 0x7c00 == 0 => 0.0,
+        ElemType::F16 => f16::from_bits(bits).to_f32(),
+        ElemType::Bf16 if bits & 0x7f80 == 0 => 0.0,
+        ElemType::Bf16 => bf16::from_bits(bits).to_f32(),
+        _ => unreachable!("grouped sums take f16 or bf16"),
+    }
+}
+
+/// Subnormal results become zero, keeping the sign.
+fn ftz(x: f32) -> f32 {
+    let bits = x.to_bits();
+    if bits & F32_EXP == 0 {
+        f32::from_bits(bits & F32_SIGN)
+    } else {
+        x
+    }
+}
+
+/// The accumulator as it re-enters an instruction: zero or subnormal becomes +0.
+fn flush_c(x: f32) -> f32 {
+    if x.to_bits() & F32_EXP == 0 {
+        0.0
+    } else {
+        x
+    }
+}
+
+fn product(a: f32, b: f32) -> f32 {
+    let p = a * b;
+    if (a == 0.0 || b == 0.0) && !p.is_nan() {
+        0.0
+    } else {
+        ftz(p)
+    }
+}
+
+/// One output of a grouped-sum instruction sequence over flushed inputs.
+fn grouped(group: usize, k_step: usize, a: &[f32], b: &[f32]) -> f32 {
+    let mut acc = 0.0f32;
+    for (g, (ga, gb)) in a.chunks(group).zip(b.chunks(group)).enumerate() {
+        if (g * group) % k_step == 0 {
+            acc = flush_c(acc);
+        }
+        let p = |x: usize| product(ga[x], gb[x]);
+        let tree = match group {
+            2 => ftz(p(0) + p(1)),
+            4 => ftz(ftz(p(0) + p(1)) + ftz(p(2) + p(3))),
+            _ => panic!("no pairwise tree of {group}"),
+        };
+        acc = ftz(acc + tree);
+    }
+    acc
+}

@@ -1,0 +1,120 @@
+//! The tutorial's `TilePolicy`: block tile shape and the staging hooks of
+//! the K loop.
+//!
+//! In the HIP tutorial a tile policy stages a `block_tile_m × k_tile_size`
+//! strip of A and a transposed strip of B into LDS (`SharedStorage`), zero
+//! padded at the matrix edges, with barriers around each use. Rust has no
+//! portable way to declare LDS, so here a tile is a [`Tile`] *view*: it can
+//! point straight into global memory, where its bounds check does the zero
+//! padding ([`GlobalTiles`], the same on the host and the GPU), or into a
+//! buffer the policy fills (`StagedTiles`, host only). Compute policies see
+//! only the view, so they cannot tell the two apart.
+
+use crate::view::Tile;
+use mfma_core::Element;
+
+/// Block tile shape and K-loop hooks (the tutorial's `TilePolicy`).
+///
+/// The kernel calls, for every K tile `t`: [`prefetch`](TileStorage::prefetch),
+/// [`acquire`](TileStorage::acquire), then reads
+/// [`tile_a`](TileStorage::tile_a)/[`tile_b_t`](TileStorage::tile_b_t), then
+/// [`release`](TileStorage::release).
+pub trait TilePolicy {
+    /// 1 for single buffering, 2 for double buffering.
+    const NUM_BUFFERS: usize;
+    /// Rows of C one workgroup computes.
+    const BLOCK_TILE_M: usize;
+    /// Columns of C one workgroup computes.
+    const BLOCK_TILE_N: usize;
+    /// K extent of one staged strip.
+    const K_TILE_SIZE: usize;
+
+    /// What a worker keeps across the K loop (the tutorial's `SharedStorage`).
+    type Storage<'a, E: Element>: TileStorage<E>;
+
+    /// The tutorial's `prologue`: sets up the storage for one workgroup, given
+    /// its strip of A (`BLOCK_TILE_M × k`) and of B transposed
+    /// (`BLOCK_TILE_N × k`), both already clipped to the matrices.
+    fn prologue<'a, E: Element>(a: Tile<'a, E>, b_t: Tile<'a, E>) -> Self::Storage<'a, E>;
+
+    /// Number of K tiles covering `k`.
+    #[inline]
+    fn k_tiles(k: usize) -> usize {
+        k.div_ceil(Self::K_TILE_SIZE)
+    }
+}
+
+/// The per-K-tile hooks of a [`TilePolicy`]'s storage.
+pub trait TileStorage<E: Element> {
+    /// Starts loading what K tile `t` (or, double buffered, `t + 1`) needs.
+    fn prefetch(&mut self, t: usize);
+    /// Waits until K tile `t` is readable (a barrier on the GPU).
+    fn acquire(&mut self, t: usize);
+    /// Declares K tile `t` consumed (a barrier on the GPU).
+    fn release(&mut self, t: usize);
+    /// A's `BLOCK_TILE_M × K_TILE_SIZE` tile `t`, zero past the matrix edges.
+    fn tile_a(&self, t: usize) -> Tile<'_, E>;
+    /// B's tile `t`, transposed: `BLOCK_TILE_N × K_TILE_SIZE`, zero past the edges.
+    fn tile_b_t(&self, t: usize) -> Tile<'_, E>;
+}
+
+/// Tiles read in place from global memory: no staging, no barriers, and the
+/// views' bounds checks pad with zeros. Portable: this is the tile policy
+/// that runs on the GPU.
+///
+/// `GlobalTiles<32, 32, 4>` is the tutorial's FP64 MFMA configuration.
+///
+/// ```
+/// use mfma_gemm::{GlobalTiles, Tile, TilePolicy, TileStorage};
+/// let a = [1.0f32; 3 * 5]; // A: 3 × 5
+/// let s = GlobalTiles::<2, 2, 4>::prologue(Tile::row_major(&a, 3, 5).sub(2, 0, 2, 5), Tile::row_major(&a, 3, 5));
+/// assert_eq!(GlobalTiles::<2, 2, 4>::k_tiles(5), 2);
+/// let t1 = s.tile_a(1); // columns 4..8 of rows 2..4, clipped to row 2, column 4
+/// assert_eq!((t1.get(0, 0), t1.get(0, 1), t1.get(1, 0)), (1.0, 0.0, 0.0));
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GlobalTiles<const BM: usize, const BN: usize, const KT: usize>;
+
+/// The storage of [`GlobalTiles`]: the workgroup's strips of A and B^T.
+#[derive(Clone, Copy, Debug)]
+pub struct GlobalStrips<'a, E, const BM: usize, const BN: usize, const KT: usize> {
+    a: Tile<'a, E>,
+    b_t: Tile<'a, E>,
+}
+
+impl<const BM: usize, const BN: usize, const KT: usize> TilePolicy for GlobalTiles<BM, BN, KT> {
+    const NUM_BUFFERS: usize = 1;
+    const BLOCK_TILE_M: usize = BM;
+    const BLOCK_TILE_N: usize = BN;
+    const K_TILE_SIZE: usize = KT;
+
+    type Storage<'a, E: Element> = GlobalStrips<'a, E, BM, BN, KT>;
+
+    #[inline]
+    fn prologue<'a, E: Element>(a: Tile<'a, E>, b_t: Tile<'a, E>) -> Self::Storage<'a, E> {
+        GlobalStrips { a, b_t }
+    }
+}
+
+impl<E: Element, const BM: usize, const BN: usize, const KT: usize> TileStorage<E>
+    for GlobalStrips<'_, E, BM, BN, KT>
+{
+    // Nothing is staged, so there is nothing to wait for: every read goes
+    // to global memory and the workgroup's waves share no buffer.
+    #[inline]
+    fn prefetch(&mut self, _t: usize) {}
+    #[inline]
+    fn acquire(&mut self, _t: usize) {}
+    #[inline]
+    fn release(&mut self, _t: usize) {}
+
+    #[inline]
+    fn tile_a(&self, t: usize) -> Tile<'_, E> {
+        self.a.sub(0, t * KT, BM, KT)
+    }
+
+    #[inline]
+    fn tile_b_t(&self, t: usize) -> Tile<'_, E> {
+        self.b_t.sub(0, t * KT, BN, KT)
+    }
+}

@@ -1,0 +1,172 @@
+//! Bounds-checked views of matrices: zero-padded reads and clipped writes.
+//!
+//! Tiles of the tutorial hang off the matrix edges when a size is not a
+//! multiple of the tile; these views make the edge handling one rule that
+//! every policy shares instead of a check in each `load_*`/`store_c`.
+
+use core::marker::PhantomData;
+use mfma_core::Element;
+
+/// A read-only, strided view of `rows × cols` elements: element `(r, c)` is
+/// `data[r * row_stride + c * col_stride]`. Reads outside the view return
+/// zero, which is how a tile is zero-padded at the matrix edges.
+///
+/// The same type serves a block of a matrix in global memory (the portable
+/// choice, usable on the GPU) and a staged buffer on the host.
+///
+/// ```
+/// use mfma_gemm::Tile;
+/// let m = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]; // 2 × 3, row-major
+/// let a = Tile::row_major(&m, 2, 3);
+/// assert_eq!(a.get(1, 2), 6.0);
+/// assert_eq!(a.get(2, 0), 0.0); // past the edge: padding
+/// let t = a.transposed();
+/// assert_eq!(t.get(2, 1), 6.0);
+/// assert_eq!(a.sub(1, 1, 4, 4).get(0, 1), 6.0); // clipped to 1 × 2
+/// assert_eq!(a.sub(1, 1, 4, 4).get(0, 2), 0.0);
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Tile<'a, E> {
+    data: &'a [E],
+    rows: usize,
+    cols: usize,
+    row_stride: usize,
+    col_stride: usize,
+}
+
+impl<'a, E: Element> Tile<'a, E> {
+    /// A view with explicit strides.
+    ///
+    /// # Panics
+    /// If an element inside the view lies past the end of `data`.
+    #[inline]
+    pub fn new(
+        data: &'a [E],
+        rows: usize,
+        cols: usize,
+        row_stride: usize,
+        col_stride: usize,
+    ) -> Self {
+        if rows > 0 && cols > 0 {
+            assert!(
+                (rows - 1) * row_stride + (cols - 1) * col_stride < data.len(),
+                "view of {rows}x{cols} with strides ({row_stride}, {col_stride}) \
+                 exceeds {} elements",
+                data.len()
+            );
+        }
+        Tile {
+            data,
+            rows,
+            cols,
+            row_stride,
+            col_stride,
+        }
+    }
+
+    /// A dense row-major `rows × cols` matrix.
+    #[inline]
+    pub fn row_major(data: &'a [E], rows: usize, cols: usize) -> Self {
+        Self::new(data, rows, cols, cols, 1)
+    }
+
+    /// The same elements with rows and columns swapped (no copy).
+    #[inline]
+    pub fn transposed(self) -> Self {
+        Tile {
+            rows: self.cols,
+            cols: self.rows,
+            row_stride: self.col_stride,
+            col_stride: self.row_stride,
+            ..self
+        }
+    }
+
+    /// Rows inside the view.
+    #[inline]
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Columns inside the view.
+    #[inline]
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
+    /// Element `(r, c)`, or zero outside the view.
+    #[inline(always)]
+    pub fn get(&self, r: usize, c: usize) -> E {
+        if r < self.rows && c < self.cols {
+            // SAFETY: `new` checked that the last element inside the view is
+            // in bounds, and strides are non-negative.
+            unsafe {
+                *self
+                    .data
+                    .get_unchecked(r * self.row_stride + c * self.col_stride)
+            }
+        } else {
+            E::ZERO
+        }
+    }
+
+    /// The `rows × cols` sub-view starting at `(r0, c0)`, clipped to this
+    /// view (possibly empty): reads past its edge stay zero.
+    #[inline]
+    pub fn sub(&self, r0: usize, c0: usize, rows: usize, cols: usize) -> Self {
+        let rows = rows.min(self.rows.saturating_sub(r0));
+        let cols = cols.min(self.cols.saturating_sub(c0));
+        if rows == 0 || cols == 0 {
+            return Tile {
+                data: &[],
+                rows: 0,
+                cols: 0,
+                ..*self
+            };
+        }
+        Tile {
+            data: &self.data[r0 * self.row_stride + c0 * self.col_stride..],
+            rows,
+            cols,
+            ..*self
+        }
+    }
+}
+
+/// A writable, row-major region of the output matrix owned by one worker.
+/// Writes outside the region are dropped, which clips a tile at the matrix
+/// edges. Only [`gemm_wave`](crate::gemm_wave) makes one, for the worker's own
+/// tile, so a policy cannot write into another worker's outputs.
+pub struct OutTile<'a, E> {
+    origin: *mut E,
+    rows: usize,
+    cols: usize,
+    stride: usize,
+    _m: PhantomData<&'a mut [E]>,
+}
+
+impl<E: Element> OutTile<'_, E> {
+    /// # Safety
+    /// Every `(r, c)` with `r < rows`, `c < cols` must address
+    /// `origin + r * stride + c` inside one allocation that nothing else reads
+    /// or writes while the view lives.
+    #[inline]
+    pub(crate) unsafe fn new(origin: *mut E, rows: usize, cols: usize, stride: usize) -> Self {
+        OutTile {
+            origin,
+            rows,
+            cols,
+            stride,
+            _m: PhantomData,
+        }
+    }
+
+    /// Writes element `(r, c)` of the region if it lies inside the matrix.
+    #[inline(always)]
+    pub fn store(&mut self, r: usize, c: usize, v: E) {
+        if r < self.rows && c < self.cols {
+            // SAFETY: in bounds and exclusive by the contract of `new`.
+            unsafe { self.origin.add(r * self.stride + c).write(v) }
+        }
+    }
+}

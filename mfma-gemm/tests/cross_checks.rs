@@ -1,0 +1,110 @@
+//! Agreements between independent routes through the tutorial kernel, and
+//! arithmetic corner cases worked out by hand from reference section 4.
+
+use half::bf16;
+use mfma_core::{mfma, Element};
+use mfma_gemm::catalog::compare;
+use mfma_gemm::{
+    gemm, random, reference, ComputePolicy, GlobalTiles, MfmaCdna2F64Policy, MfmaPolicy,
+    ScalarFmaPolicy, StagedTiles, TilePolicy,
+};
+
+fn run<T: TilePolicy, P: ComputePolicy>(
+    (m, n, k): (usize, usize, usize),
+    a: &[P::Elem],
+    b: &[P::Elem],
+    threads: usize,
+) -> Vec<P::Out> {
+    let mut c = vec![P::Out::ZERO; m * n];
+    gemm::<T, P>(m, n, k, a, b, &mut c, threads);
+    c
+}
+
+fn assert_same<E: Element>(what: &str, n: usize, got: &[E], want: &[E]) {
+    let (count, first) = compare(n, got, want);
+    assert_eq!(count, 0, "{what}: first difference {first:?}");
+}
+
+#[test]
+fn scalar_fma_policy_equals_the_f64_mfma_policies_bitwise() {
+    // All three are chains of fused multiply-adds over k ascending from +0,
+    // reached through entirely different code: per-thread arrays, and the
+    // 16x16x4 and 4x4x4 (four blocks) instructions with their layouts.
+    for (s, shape) in [(64, 64, 64), (50, 37, 23), (3, 70, 9)]
+        .into_iter()
+        .enumerate()
+    {
+        let (m, n, k) = shape;
+        let a = random::matrix::<f64>(m * k, 100 + s as u64);
+        let b = random::matrix::<f64>(k * n, 200 + s as u64);
+        let scalar = run::<GlobalTiles<32, 32, 8>, ScalarFmaPolicy>(shape, &a, &b, 2);
+        let f64_16 = run::<GlobalTiles<32, 32, 4>, MfmaCdna2F64Policy>(shape, &a, &b, 2);
+        let f64_4 =
+            run::<GlobalTiles<32, 32, 4>, MfmaPolicy<mfma!(f64_4x4x4f64)>>(shape, &a, &b, 1);
+        assert_same("scalar vs f64_16x16x4f64", n, &scalar, &f64_16);
+        assert_same("scalar vs f64_4x4x4f64", n, &scalar, &f64_4);
+        // The agreement has teeth: a plain multiply-then-add loop over the
+        // same order rounds differently somewhere.
+        let unfused: Vec<f64> = (0..m * n)
+            .map(|x| (0..k).fold(0.0, |acc, kk| acc + a[x / n * k + kk] * b[kk * n + x % n]))
+            .collect();
+        assert_ne!(compare(n, &scalar, &unfused).0, 0, "{shape:?}");
+    }
+}
+
+#[test]
+fn staged_tiles_equal_global_tiles_bitwise() {
+    // Single and double buffering copy strips (zero padded) into buffers;
+    // the global views pad by bounds checks. The kernel must not tell them apart.
+    fn for_policy<P: ComputePolicy>(shape: (usize, usize, usize), seed: u64) {
+        let (m, n, k) = shape;
+        let a = random::matrix::<P::Elem>(m * k, seed);
+        let b = random::matrix::<P::Elem>(k * n, seed + 1);
+        let global = run::<GlobalTiles<64, 64, 16>, P>(shape, &a, &b, 2);
+        let single = run::<StagedTiles<64, 64, 16, 1>, P>(shape, &a, &b, 2);
+        let double = run::<StagedTiles<64, 64, 16, 2>, P>(shape, &a, &b, 2);
+        let odd_strip = run::<StagedTiles<64, 32, 24, 2>, P>(shape, &a, &b, 1);
+        assert_same("single buffer", n, &single, &global);
+        assert_same("double buffer", n, &double, &global);
+        assert_same("24-wide strips", n, &odd_strip, &global);
+    }
+    for shape in [(64, 64, 64), (70, 45, 19), (9, 100, 50)] {
+        for_policy::<ScalarFmaPolicy>(shape, 1);
+        for_policy::<MfmaCdna2F64Policy>(shape, 2);
+        for_policy::<MfmaPolicy<mfma!(f32_32x32x8f16)>>(shape, 3);
+        for_policy::<MfmaPolicy<mfma!(f32_32x32x8bf16_1k)>>(shape, 4);
+        for_policy::<MfmaPolicy<mfma!(i32_32x32x8i8)>>(shape, 5);
+    }
+}
+
+#[test]
+fn accumulator_reenters_each_instruction_as_a_flushed_c() {
+    // f32_32x32x8bf16_1k, K = 16: two instructions for C[0][0].
+    // Instruction 1: tree 1 = 2^-110 + 2^-120; tree 2 = -(2^-110 + 2^-120 + 2^-127)
+    // (every product and sum exact and normal), so acc = ftz(-2^-127) = -0.
+    // Instruction 2: products -2^-200 underflow to -0 (sign kept: the factors
+    // are not zero), so every tree is -0. Chained, -0 + -0 = -0; but the
+    // accumulator enters instruction 2 as C, flushed to +0, and +0 + -0 = +0.
+    type P = MfmaPolicy<mfma!(f32_32x32x8bf16_1k)>;
+    let p2 = |e: i32| bf16::from_f32(2f32.powi(e));
+    let (m, n, k) = (1, 1, 16);
+    let mut a = vec![bf16::ZERO; k];
+    let mut b = vec![bf16::ZERO; k];
+    (a[0], b[0]) = (p2(-55), p2(-55));
+    (a[1], b[1]) = (p2(-60), p2(-60));
+    (a[4], b[4]) = (-p2(-55), p2(-55));
+    (a[5], b[5]) = (
+        -bf16::from_f32((1.0 + 2f32.powi(-7)) * 2f32.powi(-60)),
+        p2(-60),
+    );
+    for kk in 8..16 {
+        (a[kk], b[kk]) = (-p2(-100), p2(-100));
+    }
+    let kernel = run::<GlobalTiles<64, 64, 16>, P>((m, n, k), &a, &b, 1);
+    let want: Vec<f32> = reference::gemm(P::ARITH, P::K_STEP, m, n, k, &a, &b);
+    assert_eq!(want[0].to_bits(), 0.0f32.to_bits(), "reference gives +0");
+    assert_eq!(kernel[0].to_bits(), 0.0f32.to_bits(), "kernel gives +0");
+    // Without the second instruction the -0 survives.
+    let first: Vec<f32> = reference::gemm(P::ARITH, P::K_STEP, m, n, 8, &a[..8], &b[..8]);
+    assert_eq!(first[0].to_bits(), (-0.0f32).to_bits());
+}
