@@ -43,7 +43,7 @@ build() {
     cargo rustc --manifest-path gfx90a-kernels/Cargo.toml --release \
     --target amdgcn-amd-amdhsa -Zbuild-std=core \
     --message-format=json-render-diagnostics \
-    -- --emit "asm=$asm,link" -D warnings >"$asm_dir/cargo.json" 2>"$asm_dir/cargo.log" || {
+    -- --emit "asm=$asm,link" -D warnings -Zverbose-asm >"$asm_dir/cargo.json" 2>"$asm_dir/cargo.log" || {
     cat "$asm_dir/cargo.log" >&2
     fail "gfx90a-kernels did not build for gfx90a (log above)"
   }
@@ -69,42 +69,57 @@ out_dir="$(grep '"reason":"build-script-executed"' "$asm_dir/cargo.json" |
 cp "$out_dir/expected.tsv" "$out_dir/kernels.rs" "$asm_dir/"
 
 # One awk pass over expected.tsv then the assembly. Per kernel it collects
-# the v_mfma_* lines of its body, labels and branches (for loops), scratch
-# instructions, the kernel descriptor and the metadata, then judges.
+# the v_mfma_* lines of its body, the loops LLVM annotates (verbose asm) and
+# the branches, scratch instructions, the kernel descriptor and the
+# metadata, then judges.
 awk -F'\t' '
-function fail(msg) { print "  FAIL " msg; bad++ }
+function fail(k, msg) { print "  FAIL " k ": " msg; bad++; kbad[k]++ }
 function has(text, key, value) { return (" " text " ") ~ (" " key ":" value " ") }
 FNR == NR {
-  n++; name[n] = $2; kind[$2] = $1; mn[$2] = $3
+  n++; name[n] = $2; kind[$2] = $1; mn[$2] = $3; total[$1]++
   want["cbsz", $2] = $4; want["abid", $2] = $5; want["blgp", $2] = $6
   next
 }
 { line++ }
-/^[A-Za-z_][A-Za-z0-9_.]*:$/ {
-  label = substr($0, 1, length($0) - 1)
-  if (label in kind) { cur = label; found[cur] = 1 } else if (label !~ /^\./) cur = ""
+# Function labels carry a trailing "; @name" comment in verbose assembly.
+/^[A-Za-z_][A-Za-z0-9_.]*:/ {
+  label = $0; sub(/:.*/, "", label)
+  cur = (label in kind) ? label : ""
+  if (cur != "") found[cur] = 1
+  loophdr = ""
 }
-/^\.L[A-Za-z0-9_]*:/ && cur != "" { at[cur, substr($1, 1, length($1) - 1)] = line }
 /^\.Lfunc_end/ { cur = "" }
+# Basic blocks: LLVM annotates those inside a loop with the header of the loop
+# ("in Loop: Header=BB3_24"); a header says "Loop Header:", on the label
+# line or, when it also names a parent loop, on the next line.
+/^(\.LBB[0-9_]+|; %bb\.[0-9]+):/ && cur != "" {
+  blk = $0; sub(/:.*/, "", blk)
+  if (blk ~ /^\.L/) at[cur, blk] = line
+  loophdr = ""
+  if ($0 ~ /Loop Header:/) loophdr = blk
+  else if (match($0, /in Loop: Header=BB[0-9_]+/)) loophdr = ".L" substr($0, RSTART + 16, RLENGTH - 16)
+  blkhdr[cur, blk] = loophdr
+}
+/^[ \t]+; =>.*Loop Header:/ && cur != "" { loophdr = blk; blkhdr[cur, blk] = blk }
 /^\tv_mfma_/ {
-  if (cur == "") { fail("v_mfma outside any checked kernel, line " line ": " $0); next }
-  text = $0; sub(/^\t/, "", text)
+  text = $0; sub(/^\t/, "", text); sub(/[ \t]*;.*/, "", text)
+  if (cur == "") { fail("(none)", "v_mfma outside any checked kernel, line " line ": " text); next }
   split(text, w, " ")
-  count[cur]++; ins[cur, count[cur]] = text; insline[cur, count[cur]] = line
-  if (w[1] != mn[cur]) fail(cur ": wrong instruction " w[1] ", expected " mn[cur])
+  count[cur]++; c = count[cur]; ins[cur, c] = text; insline[cur, c] = line; hdr[cur, c] = loophdr
+  if (w[1] != mn[cur]) fail(cur, "wrong instruction " w[1] ", expected " mn[cur])
   for (m = 1; m <= 3; m++) {
     key = (m == 1 ? "cbsz" : m == 2 ? "abid" : "blgp"); v = want[key, cur]
-    if (v != 0 && !has(text, key, v)) fail(cur ": expected " key ":" v " in: " text)
-    if (v == 0 && text ~ (key ":")) fail(cur ": expected no " key " (zero) in: " text)
+    if (v != 0 && !has(text, key, v)) fail(cur, "expected " key ":" v " in: " text)
+    if (v == 0 && text ~ (key ":")) fail(cur, "expected no " key " (zero) in: " text)
   }
 }
 /^\t(s_branch|s_cbranch_[a-z0-9]+) \.L/ && cur != "" {
-  nb[cur]++; btarget[cur, nb[cur]] = $2; bline[cur, nb[cur]] = line
+  split($0, w, " "); nb[cur]++
+  btarget[cur, nb[cur]] = w[2]; bline[cur, nb[cur]] = line; bhdr[cur, nb[cur]] = loophdr
 }
 /^\t(scratch|buffer)_(load|store)/ && cur != "" { scratch[cur]++ }
 /^\t\.amdhsa_kernel / { kd = $0; sub(/.*\.amdhsa_kernel /, "", kd) }
 kd != "" && /\.amdhsa_private_segment_fixed_size / { split($0, f, " "); priv[kd] = f[2] }
-kd != "" && /\.amdhsa_next_free_vgpr / { split($0, f, " "); nfv[kd] = f[2] }
 kd != "" && /\.amdhsa_accum_offset / { split($0, f, " "); acco[kd] = f[2] }
 /\.end_amdhsa_kernel/ { kd = "" }
 # Kernel-level metadata keys are indented 4 (the first one 2 + "- "),
@@ -116,29 +131,39 @@ kd != "" && /\.amdhsa_accum_offset / { split($0, f, " "); acco[kd] = f[2] }
 END {
   for (i = 1; i <= n; i++) {
     k = name[i]
-    if (!(k in found)) { fail(k ": kernel not in the assembly"); continue }
+    if (!(k in found)) { fail(k, "kernel not in the assembly"); continue }
     if (kind[k] == "site" && count[k] != 1)
-      fail(k ": " count[k] + 0 " v_mfma instructions, expected exactly one")
+      fail(k, count[k] + 0 " v_mfma instructions, expected exactly one")
     if (kind[k] == "gemm") {
-      if (count[k] < 1) fail(k ": no v_mfma instruction")
+      if (count[k] < 1) fail(k, "no v_mfma instruction")
+      # In a loop: LLVM places the block of the instruction in a loop, and a
+      # branch of that loop after the instruction goes back to a block of
+      # the same loop at or before it.
       looped = 0
-      for (c = 1; c <= count[k]; c++)
-        for (b = 1; b <= nb[k]; b++)
-          if (bline[k, b] > insline[k, c] && at[k, btarget[k, b]] > 0 && at[k, btarget[k, b]] < insline[k, c])
+      for (c = 1; c <= count[k]; c++) {
+        h = hdr[k, c]
+        if (h == "") continue
+        for (b = 1; b <= nb[k]; b++) {
+          t = btarget[k, b]
+          if (bhdr[k, b] == h && bline[k, b] > insline[k, c] && blkhdr[k, t] == h && at[k, t] > 0 && at[k, t] < insline[k, c])
             looped = 1
-      if (!looped) fail(k ": " mn[k] " is not inside a loop (no backward branch over it)")
+        }
+      }
+      if (!looped) fail(k, mn[k] " is not inside a loop (no backward branch over it)")
     }
-    if (priv[k] != "0") fail(k ": .amdhsa_private_segment_fixed_size " priv[k] ", expected 0 (scratch)")
-    if (spill[k] != 0) fail(k ": " spill[k] " spilled registers")
-    if (scratch[k] > 0) fail(k ": " scratch[k] " scratch/buffer memory instructions")
+    if (priv[k] != "0") fail(k, ".amdhsa_private_segment_fixed_size " priv[k] ", expected 0 (scratch)")
+    if (spill[k] != 0) fail(k, spill[k] " spilled registers")
+    if (scratch[k] > 0) fail(k, scratch[k] " scratch/buffer memory instructions")
+    if (kbad[k]) continue
     mods = ""
     if (kind[k] == "site") mods = ins[k, 1]; else mods = mn[k] " x" count[k] " in a loop"
     printf "  ok %-4s %-28s vgpr %3d agpr %3d accum_offset %3d  %s\n", kind[k], k, vgpr[k], agpr[k], acco[k], mods
     ok[kind[k]]++
   }
-  printf "check-gfx90a: %d call sites, %d GEMM kernels checked", ok["site"], ok["gemm"]
+  printf "check-gfx90a: %d of %d call sites and %d of %d GEMM kernels as expected", \
+    ok["site"], total["site"], ok["gemm"], total["gemm"]
   if (bad) { printf "; %d problems\n", bad; exit 1 }
-  printf "; all as expected\n"
+  printf "\n"
 }
 ' "$asm_dir/expected.tsv" "$asm" || fail "the assembly does not match the spec (see FAIL lines)"
 echo "check-gfx90a: passed in $((SECONDS - start))s"

@@ -1,5 +1,5 @@
 //! The GPU side (`target_arch = "amdgpu"`): the operand types the LLVM MFMA
-//! intrinsics take, and the calling lane's index.
+//! intrinsics take, and where the calling lane sits in the dispatch.
 //!
 //! Fragments on the GPU hold plain arrays of elements; the generated
 //! `Instr::device` functions transmute them to these vectors only at the
@@ -27,6 +27,18 @@ extern "unadjusted" {
     fn mbcnt_lo(mask: u32, add: u32) -> u32;
     #[link_name = "llvm.amdgcn.mbcnt.hi"]
     fn mbcnt_hi(mask: u32, add: u32) -> u32;
+    #[link_name = "llvm.amdgcn.readfirstlane.i32"]
+    fn readfirstlane(v: u32) -> u32;
+    #[link_name = "llvm.amdgcn.workitem.id.x"]
+    fn workitem_id_x() -> u32;
+    #[link_name = "llvm.amdgcn.workgroup.id.x"]
+    fn workgroup_id_x() -> u32;
+    #[link_name = "llvm.amdgcn.workgroup.id.y"]
+    fn workgroup_id_y() -> u32;
+    #[link_name = "llvm.amdgcn.workgroup.id.z"]
+    fn workgroup_id_z() -> u32;
+    #[link_name = "llvm.trap"]
+    fn llvm_trap() -> !;
 }
 
 /// The calling lane's index in its wave, `0..64`.
@@ -38,4 +50,38 @@ pub fn lane_id() -> usize {
     // SAFETY: both intrinsics only read the lane's position; they have no
     // preconditions.
     unsafe { mbcnt_hi(u32::MAX, mbcnt_lo(u32::MAX, 0)) as usize }
+}
+
+/// The calling wave's index in its workgroup, for a one-dimensional
+/// workgroup (work items numbered along x only).
+///
+/// Read from the first active lane, so the compiler knows it is the same in
+/// every lane of the wave and keeps it in a scalar register.
+#[inline(always)]
+pub fn wave_id() -> usize {
+    // SAFETY: reading the work-item id has no preconditions, and every lane
+    // of a wave of a one-dimensional workgroup has the same id / 64.
+    unsafe { readfirstlane(workitem_id_x()) as usize / mfma_spec::WAVE }
+}
+
+/// The calling workgroup's position in the grid, `(x, y, z)`.
+#[inline(always)]
+pub fn workgroup_id() -> (usize, usize, usize) {
+    // SAFETY: reading the dispatch position has no preconditions.
+    unsafe {
+        (
+            workgroup_id_x() as usize,
+            workgroup_id_y() as usize,
+            workgroup_id_z() as usize,
+        )
+    }
+}
+
+/// Stops the wave with a trap (`s_trap`): what a device panic handler
+/// should do, since a kernel cannot unwind and a spinning wave would hang the
+/// whole dispatch instead of failing it.
+#[inline(always)]
+pub fn trap() -> ! {
+    // SAFETY: trapping has no preconditions; it never returns.
+    unsafe { llvm_trap() }
 }
