@@ -1,10 +1,11 @@
-//! Writes one kernel per builtin of the spec table, and the instruction each
-//! must compile to, so that neither the kernel list nor the expectations of
+//! Writes one kernel per builtin of the spec table, one tutorial GEMM kernel
+//! per MFMA compute policy, and the instruction each must compile to, so
+//! that neither the kernel list nor the expectations of
 //! scripts/check-gfx90a.sh restate the table.
 //!
 //! `$OUT_DIR/kernels.rs` is included by `src/lib.rs`; `$OUT_DIR/expected.tsv`
-//! holds tab-separated `site kernel mnemonic cbsz abid blgp` lines for the
-//! script.
+//! holds tab-separated `kind kernel mnemonic cbsz abid blgp` lines for the
+//! script (`kind` is `site` or `gemm`).
 
 use mfma_spec::{cdna2, validate, Modifiers};
 use std::fmt::Write as _;
@@ -17,6 +18,16 @@ const NONZERO: &[(&str, [i64; 3])] = &[
     ("f32_16x16x4f16", [2, 3, 0]),
     ("f32_4x4x1f32", [4, 15, 7]),
     ("i32_16x16x4i8", [0, 0, 4]),
+];
+
+/// The tutorial GEMM's MFMA policies (`mfma_gemm::catalog::POLICIES`, which
+/// is host-only), each with its block tile `[BM, BN, K strip]`.
+const GEMM: &[(&str, [usize; 3])] = &[
+    ("f64_16x16x4f64", [32, 32, 4]),
+    ("f32_32x32x2f32", [64, 64, 16]),
+    ("f32_32x32x8f16", [64, 64, 16]),
+    ("f32_32x32x8bf16_1k", [64, 64, 16]),
+    ("i32_32x32x8i8", [64, 64, 16]),
 ];
 
 fn main() {
@@ -73,6 +84,39 @@ pub unsafe extern \"gpu-kernel\" fn {kernel}(
             b.isa
         )
         .unwrap();
+    }
+    for (name, [bm, bn, kt]) in GEMM {
+        let b = mfma_spec::find(name).unwrap_or_else(|| panic!("{name} is not a builtin"));
+        let kernel = format!("gemm_{name}");
+        writeln!(
+            kernels,
+            "/// The tutorial GEMM, `MfmaPolicy<mfma!({name})>` on `GlobalTiles<{bm}, {bn}, {kt}>`:
+/// C (m × n) = A (m × k) · B (k × n), row-major.
+///
+/// # Safety
+/// Launch a `grid::<T>(m, n)` grid of `threads_per_block::<T, P>()`-item
+/// one-dimensional workgroups; the pointers hold the three matrices.
+#[no_mangle]
+pub unsafe extern \"gpu-kernel\" fn {kernel}(
+    a: *const c_void,
+    b: *const c_void,
+    c: *mut c_void,
+    m: usize,
+    n: usize,
+    k: usize,
+) {{
+    type T = GlobalTiles<{bm}, {bn}, {kt}>;
+    type P = MfmaPolicy<mfma!({name})>;
+    // SAFETY: the launch contract above.
+    let problem = unsafe {{ Problem::<In<P>, Out<P>>::from_raw(m, n, k, a.cast(), b.cast(), c.cast()) }};
+    let (x, y, _) = workgroup_id();
+    // SAFETY: each wave of the grid has its own (x, y, wave) triple.
+    unsafe {{ gemm_wave::<T, P>(&problem, x, y, wave_id()) }};
+}}
+"
+        )
+        .unwrap();
+        writeln!(expected, "gemm\t{kernel}\t{}\t0\t0\t0", b.isa).unwrap();
     }
     let out = std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR");
     let out = Path::new(&out);
