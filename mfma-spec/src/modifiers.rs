@@ -37,7 +37,31 @@ impl Modifier {
     pub fn from_name(name: &str) -> Option<Modifier> {
         Modifier::ALL.into_iter().find(|m| m.name() == name)
     }
+
+    /// The largest value this modifier may take on builtin `b`; every value
+    /// from 0 up to it is legal on its own. For abid that is the bound with
+    /// the largest cbsz (the real bound is `2^cbsz - 1`).
+    ///
+    /// ```
+    /// use mfma_spec::{find, Modifier};
+    /// let b = find("f32_16x16x4f16").unwrap(); // 4 blocks
+    /// assert_eq!(Modifier::ALL.map(|m| m.max(b)), [2, 3, 7]);
+    /// let f64mma = find("f64_4x4x4f64").unwrap();
+    /// assert_eq!(Modifier::ALL.map(|m| m.max(f64mma)), [0, 0, 0]);
+    /// ```
+    pub const fn max(self, b: &Builtin) -> i64 {
+        match (self, b.cbsz_max) {
+            (Modifier::Cbsz, Some(max)) => max as i64,
+            (Modifier::Abid, Some(max)) => (1i64 << max) - 1,
+            (Modifier::Cbsz | Modifier::Abid, None) => 0,
+            (Modifier::Blgp, _) if b.blgp => BLGP_MAX,
+            (Modifier::Blgp, _) => 0,
+        }
+    }
 }
+
+/// The largest blgp: it selects one of 8 B lane-group patterns (reference 3.2).
+const BLGP_MAX: i64 = 7;
 
 /// Values of the three modifiers of one call.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -202,7 +226,9 @@ impl fmt::Display for ModifierError {
             ),
             ModifierError::BlgpTooLarge { builtin, value } => write!(
                 f,
-                "blgp must be in 0..=7 for {builtin} (got {value}): it selects one of 8 B lane-group patterns"
+                "blgp must be in 0..={BLGP_MAX} for {builtin} (got {value}): it selects one of {} B \
+                 lane-group patterns",
+                BLGP_MAX + 1
             ),
             ModifierError::BroadcastOnF64 { modifier, builtin } => write!(
                 f,
@@ -270,7 +296,7 @@ pub const fn check_blgp(b: &Builtin, m: Modifiers) -> Result<(), ModifierError> 
         Ok(())
     } else if !b.blgp {
         Err(ModifierError::BlgpOnF64 { builtin: b.name })
-    } else if m.blgp > 7 {
+    } else if m.blgp > BLGP_MAX {
         Err(ModifierError::BlgpTooLarge {
             builtin: b.name,
             value: m.blgp,
