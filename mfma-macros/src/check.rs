@@ -2,10 +2,9 @@
 //! error; the modifier rules themselves live in `mfma_spec` so that the CLI
 //! reports the same text.
 
-use crate::parse::{Arg, Call, Input};
+use crate::parse::{Arg, Call};
 use mfma_spec::{Builtin, Modifier, Modifiers};
-use proc_macro2::Span;
-use syn::spanned::Spanned;
+use quote::ToTokens;
 use syn::{Expr, ExprLit, ExprUnary, Ident, Lit, UnOp};
 
 /// A modifier as the expansion will pass it.
@@ -16,46 +15,43 @@ pub enum Value {
     Deferred(Expr),
 }
 
-/// What a call checked into: always complete enough to expand, with the
-/// first error (if any) to report beside it.
+/// What a call of a known builtin checked into: always complete enough to
+/// expand, with the first error (if any) to report beside it.
 pub struct Checked {
-    /// The builtin (the closest one when the name was unknown).
-    pub builtin: &'static Builtin,
     /// The three operands; missing ones are `None`.
     pub operands: [Option<Expr>; 3],
     /// cbsz, abid, blgp in that order.
     pub modifiers: [Value; 3],
 }
 
-/// Rule: the name is a builtin of a known architecture.
+/// Rule: the name is a builtin of a known architecture. The error carries
+/// the closest builtin, which type position expands to so that nothing
+/// else is reported about the name.
 pub fn builtin(name: &Ident) -> Result<&'static Builtin, (syn::Error, &'static Builtin)> {
     let s = name.to_string();
     mfma_spec::find(&s).ok_or_else(|| {
         let best = mfma_spec::closest(&s);
+        let arch = mfma_spec::ARCHS
+            .iter()
+            .find(|a| a.builtins.iter().any(|b| b.name == best.name))
+            .expect("every builtin belongs to an architecture");
         let msg = format!(
-            "unknown MFMA builtin `{s}`: did you mean `{}`? (`mfma` lists all {} CDNA2 builtins)",
+            "unknown MFMA builtin `{s}`: did you mean `{}`? (`mfma list` shows all {} {} builtins)",
             best.name,
-            mfma_spec::cdna2::BUILTINS.len()
+            arch.builtins.len(),
+            arch.name.to_uppercase()
         );
         (syn::Error::new(name.span(), msg), best)
     })
 }
 
-/// Checks a call; returns what to expand and the first error, if any.
-pub fn call(input: &Input, call: &Call) -> (Checked, Option<syn::Error>) {
+/// Checks a call of builtin `b`; returns what to expand and the first error, if any.
+pub fn call(b: &Builtin, call: &Call) -> (Checked, Option<syn::Error>) {
     let mut errors = Errors(None);
-    let builtin = match builtin(&input.name) {
-        Ok(b) => b,
-        Err((e, best)) => {
-            errors.push(e);
-            best
-        }
-    };
-    let operands = operands(builtin, call, &mut errors);
-    let modifiers = modifiers(builtin, call, &mut errors);
+    let operands = operands(b, call, &mut errors);
+    let modifiers = modifiers(b, call, &mut errors);
     (
         Checked {
-            builtin,
             operands,
             modifiers,
         },
@@ -81,17 +77,17 @@ fn operands(b: &Builtin, call: &Call, errors: &mut Errors) -> [Option<Expr>; 3] 
         match arg {
             Arg::Operand(e) => {
                 if seen_modifier {
-                    errors.push(syn::Error::new(
-                        e.span(),
+                    errors.push(syn::Error::new_spanned(
+                        e,
                         "operands come before modifiers: write `name(a, b, c, cbsz = .., abid = .., blgp = ..)`",
                     ));
                 } else if count < 3 {
                     out[count] = Some(e.clone());
                 } else if count == 3 {
-                    errors.push(syn::Error::new(
-                        e.span(),
+                    errors.push(syn::Error::new_spanned(
+                        e,
                         format!(
-                            "too many operands: {} takes 3 (a, b, c) and then optional modifiers `cbsz = N, abid = N, blgp = N`",
+                            "too many operands: {} takes 3 (a, b, c), then optional modifiers `cbsz = N, abid = N, blgp = N`",
                             b.name
                         ),
                     ));
@@ -118,7 +114,7 @@ fn operands(b: &Builtin, call: &Call, errors: &mut Errors) -> [Option<Expr>; 3] 
 /// Rules: known modifier names, each at most once, integer values, and the
 /// spec's legality rules on every literal.
 fn modifiers(b: &Builtin, call: &Call, errors: &mut Errors) -> [Value; 3] {
-    let mut given: [Option<(&Ident, &Expr)>; 3] = [None, None, None];
+    let mut given: [Option<&Expr>; 3] = [None, None, None];
     for arg in &call.args {
         let Arg::Modifier { name, value } = arg else {
             continue;
@@ -126,27 +122,23 @@ fn modifiers(b: &Builtin, call: &Call, errors: &mut Errors) -> [Value; 3] {
         let Some(m) = known_modifier(name, errors) else {
             continue;
         };
-        let slot = &mut given[m as usize];
-        if let Some((first, _)) = slot {
-            let mut e = syn::Error::new(
+        match given[m as usize] {
+            // A second span cannot be attached on stable, so the message
+            // quotes the first occurrence instead.
+            Some(first) => errors.push(syn::Error::new(
                 name.span(),
-                format!("`{name}` is given twice: each modifier may appear once"),
-            );
-            e.combine(syn::Error::new(
-                first.span(),
-                format!("first `{name}` here"),
-            ));
-            errors.push(e);
-        } else {
-            *slot = Some((name, value));
+                format!(
+                    "`{name}` is given twice (first as `{name} = {}`): each modifier may appear once",
+                    first.to_token_stream()
+                ),
+            )),
+            None => given[m as usize] = Some(value),
         }
     }
     let mut values = [Value::Known(0), Value::Known(0), Value::Known(0)];
-    let mut spans = [Span::call_site(); 3];
     for (i, g) in given.iter().enumerate() {
-        if let Some((_, value)) = g {
-            spans[i] = value.span();
-            values[i] = match integer(value, Modifier::ALL[i], errors) {
+        if let Some(value) = g {
+            values[i] = match integer(b, value, Modifier::ALL[i], errors) {
                 Some(Ok(v)) => Value::Known(v),
                 Some(Err(())) => Value::Known(0),
                 None => Value::Deferred((*value).clone()),
@@ -155,7 +147,11 @@ fn modifiers(b: &Builtin, call: &Call, errors: &mut Errors) -> [Value; 3] {
     }
     if let Err(e) = legal(b, &values) {
         let m = e.modifier();
-        errors.push(syn::Error::new(spans[m as usize], e.to_string()));
+        // Only a given modifier can be illegal: an absent one is 0.
+        errors.push(match given[m as usize] {
+            Some(value) => syn::Error::new_spanned(value, e.to_string()),
+            None => syn::Error::new(call.paren, e.to_string()),
+        });
         values[m as usize] = Value::Known(0);
         // Zeroing one modifier can make another illegal (abid after cbsz):
         // keep the expansion legal so that only the first error shows.
@@ -190,7 +186,7 @@ fn known_modifier(name: &Ident, errors: &mut Errors) -> Option<Modifier> {
 
 /// Rule: a literal value is an integer. `None` for a non-literal expression
 /// (left to the compile-time backstop), `Some(Err)` after reporting an error.
-fn integer(value: &Expr, m: Modifier, errors: &mut Errors) -> Option<Result<i64, ()>> {
+fn integer(b: &Builtin, value: &Expr, m: Modifier, errors: &mut Errors) -> Option<Result<i64, ()>> {
     let (negative, lit) = match value {
         Expr::Lit(ExprLit { lit, .. }) => (false, lit),
         Expr::Unary(ExprUnary {
@@ -201,37 +197,19 @@ fn integer(value: &Expr, m: Modifier, errors: &mut Errors) -> Option<Result<i64,
             Expr::Lit(ExprLit { lit, .. }) => (true, lit),
             _ => return None,
         },
-        Expr::Group(g) => return integer(&g.expr, m, errors),
-        Expr::Paren(p) => return integer(&p.expr, m, errors),
+        Expr::Group(g) => return integer(b, &g.expr, m, errors),
+        Expr::Paren(p) => return integer(b, &p.expr, m, errors),
         _ => return None,
     };
     let what = match lit {
+        // The value is passed on unsuffixed, so any integer suffix is fine.
         Lit::Int(i) => {
-            if !matches!(
-                i.suffix(),
-                "" | "i32" | "u32" | "i64" | "u8" | "usize" | "isize" | "u64"
-            ) {
-                errors.push(syn::Error::new(
-                    i.span(),
-                    format!(
-                        "{} takes an integer without a `{}` suffix",
-                        m.name(),
-                        i.suffix()
-                    ),
-                ));
-                return Some(Err(()));
-            }
             return Some(match i.base10_parse::<i64>() {
                 Ok(v) => Ok(if negative { -v } else { v }),
                 Err(_) => {
-                    errors.push(syn::Error::new(
-                        i.span(),
-                        format!(
-                            "{} value {} is out of range: {}",
-                            m.name(),
-                            i,
-                            range_text(m)
-                        ),
+                    errors.push(syn::Error::new_spanned(
+                        value,
+                        format!("{} value {i} is out of range: {}", m.name(), allowed(b, m)),
                     ));
                     Err(())
                 }
@@ -243,22 +221,23 @@ fn integer(value: &Expr, m: Modifier, errors: &mut Errors) -> Option<Result<i64,
         Lit::Char(_) | Lit::Byte(_) => "a character literal",
         _ => "a literal of another type",
     };
-    errors.push(syn::Error::new(
-        value.span(),
+    errors.push(syn::Error::new_spanned(
+        value,
         format!(
             "{} must be an integer constant, found {what}: {}",
             m.name(),
-            range_text(m)
+            allowed(b, m)
         ),
     ));
     Some(Err(()))
 }
 
-fn range_text(m: Modifier) -> &'static str {
-    match m {
-        Modifier::Cbsz => "cbsz is log2 of a block group, 0..=4 at most",
-        Modifier::Abid => "abid picks a block in a group, 0..=15 at most",
-        Modifier::Blgp => "blgp selects a B lane pattern, 0..=7",
+/// What values of `m` builtin `b` accepts, from the spec.
+fn allowed(b: &Builtin, m: Modifier) -> String {
+    match (m.max(b), m) {
+        (0, _) => format!("{} takes only {} = 0", b.name, m.name()),
+        (max, Modifier::Abid) => format!("{} takes abid in 0..={max}, below 2^cbsz", b.name),
+        (max, _) => format!("{} takes {} in 0..={max}", b.name, m.name()),
     }
 }
 
@@ -273,10 +252,10 @@ fn legal(b: &Builtin, v: &[Value; 3]) -> Result<(), mfma_spec::ModifierError> {
     let m = Modifiers::new(cbsz.unwrap_or(0), abid.unwrap_or(0), blgp.unwrap_or(0));
     mfma_spec::check_sign(m)?;
     mfma_spec::check_cbsz(b, m)?;
-    if abid.is_some() {
-        // With cbsz unknown, assume the largest legal one for the range check.
-        let cbsz = cbsz.unwrap_or_else(|| b.cbsz_max.map_or(0, i64::from));
-        mfma_spec::check_abid(b, Modifiers { cbsz, ..m })?;
+    // With cbsz a constant, the range of abid is the backstop's to check;
+    // a builtin without broadcast rules out any nonzero abid already.
+    if abid.is_some() && (cbsz.is_some() || b.cbsz_max.is_none()) {
+        mfma_spec::check_abid(b, m)?;
     }
     mfma_spec::check_blgp(b, m)
 }

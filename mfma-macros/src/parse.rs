@@ -60,7 +60,9 @@ impl Parse for Input {
             None
         };
         if !input.is_empty() {
-            return Err(input.error(
+            let rest: proc_macro2::TokenStream = input.parse()?;
+            return Err(syn::Error::new_spanned(
+                rest,
                 "unexpected tokens after the builtin: write `name` or `name(a, b, c, modifier = value, ...)`",
             ));
         }
