@@ -66,11 +66,15 @@ pub trait TileStorage<E: Element> {
 ///
 /// ```
 /// use mfma_gemm::{GlobalTiles, Tile, TilePolicy, TileStorage};
-/// let a = [1.0f32; 3 * 5]; // A: 3 × 5
-/// let s = GlobalTiles::<2, 2, 4>::prologue(Tile::row_major(&a, 3, 5).sub(2, 0, 2, 5), Tile::row_major(&a, 3, 5));
-/// assert_eq!(GlobalTiles::<2, 2, 4>::k_tiles(5), 2);
-/// let t1 = s.tile_a(1); // columns 4..8 of rows 2..4, clipped to row 2, column 4
-/// assert_eq!((t1.get(0, 0), t1.get(0, 1), t1.get(1, 0)), (1.0, 0.0, 0.0));
+/// type T = GlobalTiles<2, 2, 4>;
+/// let data: Vec<f32> = (0..15).map(|x| x as f32).collect();
+/// let a = Tile::row_major(&data, 3, 5); // A: 3 × 5
+/// // The workgroup at block row 1 owns rows 2..4 of A, clipped to row 2.
+/// let s = T::prologue(a.sub(2, 0, 2, 5), a.transposed());
+/// assert_eq!(T::k_tiles(5), 2);
+/// let t1 = s.tile_a(1); // K columns 4..8
+/// assert_eq!(t1.get(0, 0), 14.0); // A[2][4]
+/// assert_eq!((t1.get(0, 1), t1.get(1, 0)), (0.0, 0.0)); // past K, past M: padding
 /// ```
 #[derive(Clone, Copy, Debug, Default)]
 pub struct GlobalTiles<const BM: usize, const BN: usize, const KT: usize>;
