@@ -20,16 +20,6 @@ const NONZERO: &[(&str, [i64; 3])] = &[
     ("i32_16x16x4i8", [0, 0, 4]),
 ];
 
-/// The tutorial GEMM's MFMA policies (`mfma_gemm::catalog::POLICIES`, which
-/// is host-only), each with its block tile `[BM, BN, K strip]`.
-const GEMM: &[(&str, [usize; 3])] = &[
-    ("f64_16x16x4f64", [32, 32, 4]),
-    ("f32_32x32x2f32", [64, 64, 16]),
-    ("f32_32x32x8f16", [64, 64, 16]),
-    ("f32_32x32x8bf16_1k", [64, 64, 16]),
-    ("i32_32x32x8i8", [64, 64, 16]),
-];
-
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     for (name, _) in NONZERO {
@@ -85,8 +75,12 @@ pub unsafe extern \"gpu-kernel\" fn {kernel}(
         )
         .unwrap();
     }
-    for (name, [bm, bn, kt]) in GEMM {
-        let b = mfma_spec::find(name).unwrap_or_else(|| panic!("{name} is not a builtin"));
+    // The GEMM kernels are the example's MFMA policies, with their block
+    // tiles, read from the catalog (host-only, which a build script is) so
+    // that the device check follows whatever the example runs.
+    for entry in mfma_gemm::catalog::POLICIES {
+        let Some(b) = entry.builtin else { continue };
+        let (name, (bm, bn), kt) = (b.name, entry.block, entry.k_tile);
         let kernel = format!("gemm_{name}");
         writeln!(
             kernels,
