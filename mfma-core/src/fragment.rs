@@ -168,6 +168,43 @@ impl<X: Instr, O: Operand> Fragment<X, O> {
         Self::from_fn(|b, r, c| data[l.linear(Coord::new(b, r, c))])
     }
 
+    /// Builds a fragment from one row-major `rows × cols` matrix per block.
+    ///
+    /// ```
+    /// use mfma_core::{mfma, FragB};
+    /// type X = mfma!(f32_32x32x1f32); // 2 blocks, B is 1×32 per block
+    /// let (b0, b1) = ([1.0f32; 32], [2.0f32; 32]);
+    /// let b = FragB::<X>::from_blocks(&[&b0, &b1]);
+    /// assert_eq!((b.get(0, 0, 31), b.get(1, 0, 0)), (1.0, 2.0));
+    /// assert_eq!(b.block(1), &b1);
+    /// ```
+    ///
+    /// # Panics
+    /// If there is not one slice per block, each of `rows * cols` elements.
+    pub fn from_blocks(blocks: &[&[O::Elem<X>]]) -> Self {
+        let l = Self::LAYOUT;
+        assert_eq!(
+            blocks.len(),
+            l.blocks,
+            "{} operand {} has {} block(s)",
+            X::SPEC.name,
+            O::OPERAND.name(),
+            l.blocks
+        );
+        for (b, m) in blocks.iter().enumerate() {
+            assert_eq!(
+                m.len(),
+                l.rows * l.cols,
+                "{} operand {} block {b} needs {} x {} elements",
+                X::SPEC.name,
+                O::OPERAND.name(),
+                l.rows,
+                l.cols
+            );
+        }
+        Self::from_fn(|b, r, c| blocks[b][r * l.cols + c])
+    }
+
     /// Calls `f(block, row, col, value)` for every element this fragment
     /// holds: all of them on the host, the calling lane's on the GPU.
     #[inline]
@@ -224,6 +261,13 @@ impl<X: Instr, O: Operand> Fragment<X, O> {
     /// The items of one lane, in register order.
     pub fn lane(&self, lane: usize) -> impl Iterator<Item = O::Elem<X>> + '_ {
         (0..Self::LAYOUT.items).map(move |item| self.slot(lane, item))
+    }
+
+    /// Block `b` as a row-major `rows × cols` matrix (how a result is read back).
+    #[inline]
+    pub fn block(&self, b: usize) -> &[O::Elem<X>] {
+        let l = Self::LAYOUT;
+        &self.regs.as_ref()[b * l.rows * l.cols..][..l.rows * l.cols]
     }
 
     /// All elements in row-major order, blocks one after the other.
