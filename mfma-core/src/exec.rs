@@ -64,3 +64,43 @@ pub fn execute_into<X: Instr, const CBSZ: i32, const ABID: i32, const BLGP: i32>
         *c = Acc::<X>::from_regs(d);
     }
 }
+
+/// A chain of instructions on one accumulator: `for t { execute_into(&a[t], &b[t], c) }`.
+///
+/// It means exactly that loop, and on gfx90a it is that loop. On the host it
+/// lets the software path keep a block of C in registers across the whole
+/// chain instead of loading and storing the accumulator once per
+/// instruction, which is what a GEMM's K loop needs.
+///
+/// ```
+/// use mfma_core::{execute_chain_into, execute_into, mfma, Acc, FragA, FragB};
+/// type X = mfma!(f32_32x32x2f32);
+/// let a: Vec<_> = (0..3).map(|t| FragA::<X>::from_fn(|_, i, k| (i + k + t) as f32 / 7.0)).collect();
+/// let b: Vec<_> = (0..3).map(|t| FragB::<X>::from_fn(|_, k, j| (j * k + t) as f32 / 3.0)).collect();
+/// let (mut chained, mut looped) = (Acc::<X>::splat(0.5), Acc::<X>::splat(0.5));
+/// execute_chain_into::<X, 0, 0, 0>(&a, &b, &mut chained);
+/// for t in 0..3 {
+///     execute_into::<X, 0, 0, 0>(&a[t], &b[t], &mut looped);
+/// }
+/// assert_eq!(chained, looped);
+/// ```
+///
+/// # Panics
+/// If `a` and `b` have different lengths.
+#[inline]
+pub fn execute_chain_into<X: Instr, const CBSZ: i32, const ABID: i32, const BLGP: i32>(
+    a: &[FragA<X>],
+    b: &[FragB<X>],
+    c: &mut Acc<X>,
+) {
+    const { assert_legal(X::SPEC, CBSZ, ABID, BLGP) };
+    assert_eq!(a.len(), b.len(), "a chain needs as many A as B fragments");
+    #[cfg(not(target_arch = "amdgpu"))]
+    if CBSZ == 0 && ABID == 0 && BLGP == 0 {
+        crate::soft::run_chain::<X>(a, b, c);
+        return;
+    }
+    for (a, b) in a.iter().zip(b) {
+        execute_into::<X, CBSZ, ABID, BLGP>(a, b, c);
+    }
+}

@@ -42,7 +42,7 @@ mod instr;
 pub mod soft;
 
 pub use element::{Element, Storage};
-pub use exec::{execute, execute_into};
+pub use exec::{execute, execute_chain_into, execute_into};
 pub use fragment::{Acc, FragA, FragB, Fragment, Operand, A, B, C};
 pub use half;
 pub use instr::{InputElement, Instr, Visit};

@@ -222,8 +222,8 @@ pub type WideTiles = GlobalTiles<64, 64, 16>;
 /// Every policy the demo runs by default, fallback first.
 pub const POLICIES: &[Entry] = &[
     entry::<GlobalTiles<32, 32, 8>, ScalarFmaPolicy>("scalar_fma_f64"),
-    mfma::<SeedTiles, mfma!(f64_16x16x4f64)>(),
-    mfma::<WideTiles, mfma!(f32_32x32x2f32)>(),
+    mfma::<GlobalTiles<32, 32, 64>, mfma!(f64_16x16x4f64)>(),
+    mfma::<GlobalTiles<64, 64, 32>, mfma!(f32_32x32x2f32)>(),
     mfma::<WideTiles, mfma!(f32_32x32x8f16)>(),
     mfma::<WideTiles, mfma!(f32_32x32x8bf16_1k)>(),
     mfma::<WideTiles, mfma!(i32_32x32x8i8)>(),

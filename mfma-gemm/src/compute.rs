@@ -49,6 +49,27 @@ pub trait ComputePolicy {
     fn load_b(tile_b_t: &Tile<'_, Self::Elem>, col: usize, ki: usize) -> Self::FragB;
     /// `acc += a · b`.
     fn mma(acc: &mut Self::Accumulator, a: &Self::FragA, b: &Self::FragB);
+    /// All of one K tile: for `ki` in `0..k_len` by `K_STEP`, ascending,
+    /// `acc += load_a(ki) · load_b(ki)`. The default is exactly that loop;
+    /// a policy may override it to hand the tile's steps to the hardware
+    /// (or the software path) as one chain, with the same result.
+    #[inline]
+    fn mma_k_tile(
+        acc: &mut Self::Accumulator,
+        tile_a: &Tile<'_, Self::Elem>,
+        tile_b_t: &Tile<'_, Self::Elem>,
+        row: usize,
+        col: usize,
+        k_len: usize,
+    ) {
+        let mut ki = 0;
+        while ki < k_len {
+            let a = Self::load_a(tile_a, row, ki);
+            let b = Self::load_b(tile_b_t, col, ki);
+            Self::mma(acc, &a, &b);
+            ki += Self::K_STEP;
+        }
+    }
     /// Writes the accumulator to the worker's tile of C (coordinates
     /// relative to the tile; the view drops what lies past the matrix edge).
     fn store_c(acc: &Self::Accumulator, c: &mut OutTile<'_, Self::Out>);

@@ -35,7 +35,7 @@ pub const fn grid<T: TilePolicy>(m: usize, n: usize) -> (usize, usize) {
 /// `(block_x, block_y)` computes its thread tile of `C = A·B`.
 ///
 /// For every K tile: prefetch, acquire; for `ki` in steps of `K_STEP`: load
-/// the A and B fragments, `mma`; release. Finally `store_c`. The last K tile
+/// the A and B fragments, `mma` (all in [`ComputePolicy::mma_k_tile`]); release. Finally `store_c`. The last K tile
 /// runs only the steps it needs: past `k` the loads read zeros, so a K that
 /// is not a multiple of `K_STEP` is zero padded up to the next step.
 ///
@@ -104,13 +104,7 @@ pub unsafe fn gemm_wave<T: TilePolicy, P: ComputePolicy>(
         tiles.acquire(t);
         let (tile_a, tile_b_t) = (tiles.tile_a(t), tiles.tile_b_t(t));
         let k_len = (k - t * T::K_TILE_SIZE).min(T::K_TILE_SIZE);
-        let mut ki = 0;
-        while ki < k_len {
-            let a = P::load_a(&tile_a, row, ki);
-            let b = P::load_b(&tile_b_t, col, ki);
-            P::mma(&mut acc, &a, &b);
-            ki += P::K_STEP;
-        }
+        P::mma_k_tile(&mut acc, &tile_a, &tile_b_t, row, col, k_len);
         tiles.release(t);
     }
     // SAFETY: distinct workers own disjoint thread tiles (the const checks

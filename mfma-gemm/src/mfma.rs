@@ -3,8 +3,9 @@
 use crate::compute::ComputePolicy;
 use crate::view::{OutTile, Tile};
 use core::marker::PhantomData;
+use core::mem::MaybeUninit;
 use mfma_core::spec::{Arith, WAVE};
-use mfma_core::{execute_into, Acc, FragA, FragB, Instr};
+use mfma_core::{execute_chain_into, execute_into, Acc, FragA, FragB, Instr};
 
 /// A wave computes one instruction's output per K step: its tile of C is
 /// `blocks·M × N`, block `b` taking rows `b·M..(b+1)·M` (so multi-block
@@ -49,12 +50,70 @@ impl<X: Instr> ComputePolicy for MfmaPolicy<X> {
 
     #[inline]
     fn load_a(tile: &Tile<'_, X::In>, row: usize, ki: usize) -> FragA<X> {
+        // On the host a fragment is the wave's operand in matrix order, so
+        // blocks stacked down the rows form one window of the tile.
+        #[cfg(not(target_arch = "amdgpu"))]
+        {
+            let mut f = FragA::<X>::zero();
+            let rows = Self::THREAD_TILE_M;
+            tile.copy_window(row, ki, rows, X::SPEC.k, f.regs_mut().as_mut());
+            f
+        }
+        #[cfg(target_arch = "amdgpu")]
         FragA::<X>::from_fn(|b, i, k| tile.get(row + b * X::SPEC.m + i, ki + k))
     }
 
     #[inline]
     fn load_b(tile_b_t: &Tile<'_, X::In>, col: usize, ki: usize) -> FragB<X> {
+        // On the host: B's `K × N` window (B^T read back transposed), once
+        // per block.
+        #[cfg(not(target_arch = "amdgpu"))]
+        {
+            let mut f = FragB::<X>::zero();
+            let (k, n) = (X::SPEC.k, X::SPEC.n);
+            let mut blocks = f.regs_mut().as_mut().chunks_exact_mut(k * n);
+            if let Some(first) = blocks.next() {
+                tile_b_t.transposed().copy_window(ki, col, k, n, first);
+                let first: &[X::In] = first;
+                for other in blocks {
+                    other.copy_from_slice(first);
+                }
+            }
+            f
+        }
+        #[cfg(target_arch = "amdgpu")]
         FragB::<X>::from_fn(|_, k, j| tile_b_t.get(col + j, ki + k))
+    }
+
+    /// Loads up to [`CHAIN`] steps' fragments, then runs them as one
+    /// [`execute_chain_into`]: the same instructions in the same order.
+    #[inline]
+    fn mma_k_tile(
+        acc: &mut Acc<X>,
+        tile_a: &Tile<'_, X::In>,
+        tile_b_t: &Tile<'_, X::In>,
+        row: usize,
+        col: usize,
+        k_len: usize,
+    ) {
+        let k = X::SPEC.k;
+        let steps = k_len.div_ceil(k);
+        let mut first = 0;
+        while first < steps {
+            let len = (steps - first).min(CHAIN);
+            let ki = |t: usize| (first + t) * k;
+            // Only the first `len` slots are written and read: no zeroing.
+            let mut a = [const { MaybeUninit::<FragA<X>>::uninit() }; CHAIN];
+            let mut b = [const { MaybeUninit::<FragB<X>>::uninit() }; CHAIN];
+            for t in 0..len {
+                a[t].write(Self::load_a(tile_a, row, ki(t)));
+                b[t].write(Self::load_b(tile_b_t, col, ki(t)));
+            }
+            // SAFETY: slots 0..len were initialised just above.
+            let (a, b) = unsafe { (init(&a[..len]), init(&b[..len])) };
+            execute_chain_into::<X, 0, 0, 0>(a, b, acc);
+            first += len;
+        }
     }
 
     #[inline]
@@ -66,4 +125,20 @@ impl<X: Instr> ComputePolicy for MfmaPolicy<X> {
     fn store_c(acc: &Acc<X>, c: &mut OutTile<'_, X::Out>) {
         acc.for_each(|b, i, j, v| c.store(b * X::SPEC.m + i, j, v));
     }
+}
+
+/// Steps of a K tile run as one chain. On the host a chain keeps C in
+/// registers across its instructions; on the GPU the accumulator lives in
+/// registers anyway, and one step at a time keeps the fragments there too.
+const CHAIN: usize = if cfg!(target_arch = "amdgpu") { 1 } else { 16 };
+
+/// The values of initialised slots.
+///
+/// # Safety
+/// Every slot of `s` must be initialised.
+#[inline(always)]
+unsafe fn init<T>(s: &[MaybeUninit<T>]) -> &[T] {
+    // SAFETY: `MaybeUninit<T>` has the layout of `T`; the caller vouches
+    // for initialisation.
+    unsafe { core::slice::from_raw_parts(s.as_ptr().cast::<T>(), s.len()) }
 }

@@ -110,6 +110,43 @@ impl<'a, E: Element> Tile<'a, E> {
         }
     }
 
+    /// Whether the `rows × cols` window at `(r0, c0)` lies wholly inside
+    /// the view, so that no read of it needs padding.
+    #[inline(always)]
+    pub fn holds(&self, r0: usize, c0: usize, rows: usize, cols: usize) -> bool {
+        r0 + rows <= self.rows && c0 + cols <= self.cols
+    }
+
+    /// Copies the `rows × cols` window at `(r0, c0)` into `out`, row-major
+    /// (`out.len()` must be `rows * cols`); reads outside the view give zero.
+    /// Contiguous rows of a window inside the view are copied whole.
+    ///
+    /// ```
+    /// use mfma_gemm::Tile;
+    /// let m = [1, 2, 3, 4, 5, 6]; // 2 × 3
+    /// let mut out = [9; 4];
+    /// Tile::row_major(&m, 2, 3).copy_window(1, 1, 2, 2, &mut out);
+    /// assert_eq!(out, [5, 6, 0, 0]);
+    /// Tile::row_major(&m, 2, 3).transposed().copy_window(1, 0, 2, 2, &mut out);
+    /// assert_eq!(out, [2, 5, 3, 6]);
+    /// ```
+    #[inline(always)]
+    pub fn copy_window(&self, r0: usize, c0: usize, rows: usize, cols: usize, out: &mut [E]) {
+        assert_eq!(out.len(), rows * cols, "window of {rows}x{cols}");
+        if self.holds(r0, c0, rows, cols) && self.col_stride == 1 {
+            for (r, out) in out.chunks_exact_mut(cols).enumerate() {
+                let start = (r0 + r) * self.row_stride + c0;
+                out.copy_from_slice(&self.data[start..start + cols]);
+            }
+        } else {
+            for (r, out) in out.chunks_exact_mut(cols).enumerate() {
+                for (c, v) in out.iter_mut().enumerate() {
+                    *v = self.get(r0 + r, c0 + c);
+                }
+            }
+        }
+    }
+
     /// The `rows × cols` sub-view starting at `(r0, c0)`, clipped to this
     /// view (possibly empty): reads past its edge stay zero.
     #[inline]

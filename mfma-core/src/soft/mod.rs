@@ -27,6 +27,39 @@ pub trait Kernel<C>: Sized {
     /// order: `a` is `[blocks][M][K]`, `b` is `[blocks][K][N]`, `c` is
     /// `[blocks][M][N]`, with the extents of `X::SPEC`.
     fn run<X: Instr>(m: Modifiers, a: &[Self], b: &[Self], c: &mut [C]);
+
+    /// `run` with all modifiers zero for `(a[t], b[t])`, t ascending, on
+    /// the same `c`. Families override it to keep C in registers across
+    /// the chain; the result must be the loop's, bit for bit.
+    #[inline]
+    fn chain<X: Instr>(a: &[&[Self]], b: &[&[Self]], c: &mut [C]) {
+        for (a, b) in a.iter().zip(b) {
+            Self::run::<X>(Modifiers::NONE, a, b, c);
+        }
+    }
+}
+
+/// Instructions handed to a kernel's `chain` at once: enough to amortise
+/// the accumulator's loads and stores, small enough for the stack.
+const CHAIN: usize = 16;
+
+/// [`Kernel::chain`] over fragments, all modifiers zero.
+pub(crate) fn run_chain<X: Instr>(a: &[FragA<X>], b: &[FragB<X>], c: &mut Acc<X>) {
+    let mut a_regs: [&[X::In]; CHAIN] = [&[]; CHAIN];
+    let mut b_regs: [&[X::In]; CHAIN] = [&[]; CHAIN];
+    for (a, b) in a.chunks(CHAIN).zip(b.chunks(CHAIN)) {
+        for (slot, f) in a_regs.iter_mut().zip(a) {
+            *slot = f.regs().as_ref();
+        }
+        for (slot, f) in b_regs.iter_mut().zip(b) {
+            *slot = f.regs().as_ref();
+        }
+        X::In::chain::<X>(
+            &a_regs[..a.len()],
+            &b_regs[..b.len()],
+            c.regs_mut().as_mut(),
+        );
+    }
 }
 
 /// Applies blgp, then the family's kernel.
@@ -115,6 +148,19 @@ mod tests {
         }
     }
 
+    /// Two accumulators have the same bits (NaN by class).
+    fn assert_same_bits<X: Instr>(got: &Acc<X>, want: &Acc<X>, what: &str) {
+        for (g, w) in got.as_row_major().iter().zip(want.as_row_major()) {
+            let (g, w) = (g.to_bits_u64(), w.to_bits_u64());
+            let ty = X::SPEC.cd;
+            assert!(
+                g == w || (is_nan(ty, g) && is_nan(ty, w)),
+                "{} {what}: {g:x} vs {w:x}",
+                X::SPEC.name
+            );
+        }
+    }
+
     /// Runs builtin `X` on random inputs with both compiled copies of its
     /// kernel; the two results must have the same bits (NaN by class).
     struct BothCopiesAgree;
@@ -132,15 +178,99 @@ mod tests {
                 assert!(!super::cpu::has_avx2_fma());
                 let portable = execute::<X, 0, 0, 0>(a, b, c);
                 super::cpu::FORCE_PORTABLE.set(false);
-                for (f, p) in fast.as_row_major().iter().zip(portable.as_row_major()) {
-                    let (f, p) = (f.to_bits_u64(), p.to_bits_u64());
-                    let ty = X::SPEC.cd;
-                    assert!(
-                        f == p || (is_nan(ty, f) && is_nan(ty, p)),
-                        "{}: {f:x} vs {p:x}",
-                        X::SPEC.name
-                    );
+                assert_same_bits(&fast, &portable, "portable");
+            }
+        }
+    }
+
+    /// Where the elements of a test come from.
+    #[derive(Clone, Copy)]
+    enum Source {
+        /// [`Bits::elem`]: specials, subnormals, small integers.
+        Mixed,
+        /// Random values with a binary exponent in the range.
+        Scaled(i32, i32),
+    }
+
+    impl Bits {
+        fn from<T: Element>(&mut self, src: Source) -> T {
+            match src {
+                Source::Mixed => self.elem(),
+                Source::Scaled(lo, hi) => {
+                    let r = self.next();
+                    let e = lo + ((r >> 8) % (hi - lo + 1) as u64) as i32;
+                    let mantissa = 1.0 + ((r >> 20) & 0xff_ffff) as f64 / (1u64 << 24) as f64;
+                    let sign = if r & 16 == 0 { 1.0 } else { -1.0 };
+                    // One in eight a zero, of either sign.
+                    let magnitude = if r % 8 == 0 {
+                        0.0
+                    } else {
+                        mantissa * 2f64.powi(e)
+                    };
+                    let x = sign * magnitude;
+                    match T::TYPE {
+                        ElemType::F32 => T::from_bits_u64(u64::from((x as f32).to_bits())),
+                        ElemType::F64 => T::from_bits_u64(x.to_bits()),
+                        ElemType::F16 => {
+                            T::from_bits_u64(u64::from(half::f16::from_f64(x).to_bits()))
+                        }
+                        ElemType::Bf16 => {
+                            T::from_bits_u64(u64::from(half::bf16::from_f64(x).to_bits()))
+                        }
+                        ElemType::I8 | ElemType::I32 => T::from_bits_u64(r >> 32),
+                    }
                 }
+            }
+        }
+    }
+
+    /// Runs random chains of builtin `X` through `execute_chain_into` and
+    /// through the instruction-by-instruction loop it stands for: same bits.
+    struct ChainIsTheLoop {
+        inputs: Source,
+        acc: Source,
+    }
+    impl Visit for ChainIsTheLoop {
+        type Output = ();
+        fn visit<X: Instr>(self) {
+            let mut rng = Bits(0x2545_f491_4f6c_dd1d ^ X::SPEC.name.len() as u64);
+            for len in [1, 2, 3, 8, 17, 33] {
+                let a: std::vec::Vec<FragA<X>> = (0..len)
+                    .map(|_| FragA::<X>::from_fn(|_, _, _| rng.from(self.inputs)))
+                    .collect();
+                let b: std::vec::Vec<FragB<X>> = (0..len)
+                    .map(|_| FragB::<X>::from_fn(|_, _, _| rng.from(self.inputs)))
+                    .collect();
+                let c = Acc::<X>::from_fn(|_, _, _| rng.from(self.acc));
+                let mut chained = c;
+                crate::execute_chain_into::<X, 0, 0, 0>(&a, &b, &mut chained);
+                let mut looped = c;
+                for (a, b) in a.iter().zip(&b) {
+                    crate::execute_into::<X, 0, 0, 0>(a, b, &mut looped);
+                }
+                assert_same_bits(&chained, &looped, &std::format!("chain of {len}"));
+            }
+        }
+    }
+
+    /// Chains agree with the loop on specials, on ordinary values, and
+    /// around the limits of the grouped families' fast path: products near
+    /// 2^-103 with accumulators near the smallest normal, and products near
+    /// overflow.
+    #[test]
+    fn a_chain_is_the_loop_of_its_instructions() {
+        use Source::*;
+        let cases = [
+            (Mixed, Mixed),
+            (Scaled(-20, 20), Scaled(-20, 20)),
+            (Scaled(-20, 20), Mixed),
+            (Scaled(-56, -48), Scaled(-130, -98)),
+            (Scaled(-14, -10), Scaled(-130, -120)),
+            (Scaled(58, 66), Scaled(120, 127)),
+        ];
+        for x in mfma_spec::cdna2::BUILTINS {
+            for (inputs, acc) in cases {
+                crate::cdna2::visit(x.name, ChainIsTheLoop { inputs, acc }).unwrap();
             }
         }
     }
