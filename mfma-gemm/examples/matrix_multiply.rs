@@ -210,83 +210,56 @@ mod compare {
         }
     }
 
+    /// An element type matrixmultiply multiplies.
+    trait Gemm: mfma_core::Element + Send + Sync {
+        /// `C = A·B`, all dense row-major, A `m × k`, B `k × n`.
+        fn gemm(m: usize, k: usize, n: usize, a: &[Self], b: &[Self], c: &mut [Self]);
+    }
+
+    macro_rules! impl_gemm {
+        ($($t:ty => $f:ident),*) => {$(
+            impl Gemm for $t {
+                fn gemm(m: usize, k: usize, n: usize, a: &[$t], b: &[$t], c: &mut [$t]) {
+                    let (rs, ks) = (n as isize, k as isize);
+                    assert!(a.len() >= m * k && b.len() >= k * n && c.len() >= m * n);
+                    // SAFETY: the slices hold the dense row-major matrices described.
+                    unsafe {
+                        matrixmultiply::$f(
+                            m, k, n, 1.0, a.as_ptr(), ks, 1, b.as_ptr(), rs, 1, 0.0,
+                            c.as_mut_ptr(), rs, 1,
+                        )
+                    }
+                }
+            }
+        )*};
+    }
+    impl_gemm!(f32 => sgemm, f64 => dgemm);
+
     /// Best GFLOP/s of matrixmultiply on `threads` threads: C's rows split
     /// into one panel per thread, each a plain sgemm/dgemm call (the
     /// crate's own threading fixes its thread count once per process).
-    fn baseline(base: Base, cfg: &Config, threads: usize) -> f64 {
+    fn baseline_of<E: Gemm>(cfg: &Config, threads: usize) -> f64 {
         let (m, n, k) = (cfg.m, cfg.n, cfg.k);
         let rows = m.div_ceil(threads.max(1)).max(1);
-        let ops = 2.0 * (m * n * k) as f64;
-        let best = match base {
-            Base::Sgemm => {
-                let a = random::matrix::<f32>(m * k, cfg.seed);
-                let b = random::matrix::<f32>(k * n, cfg.seed + 1);
-                let mut c = vec![0.0f32; m * n];
-                best_of(cfg, || {
-                    std::thread::scope(|s| {
-                        for (a, c) in a.chunks(rows * k).zip(c.chunks_mut(rows * n)) {
-                            let b = &b;
-                            s.spawn(move || {
-                                // SAFETY: the pointers and strides describe
-                                // the dense row-major panels borrowed here.
-                                unsafe {
-                                    matrixmultiply::sgemm(
-                                        c.len() / n,
-                                        k,
-                                        n,
-                                        1.0,
-                                        a.as_ptr(),
-                                        k as isize,
-                                        1,
-                                        b.as_ptr(),
-                                        n as isize,
-                                        1,
-                                        0.0,
-                                        c.as_mut_ptr(),
-                                        n as isize,
-                                        1,
-                                    )
-                                }
-                            });
-                        }
-                    })
-                })
-            }
-            Base::Dgemm => {
-                let a = random::matrix::<f64>(m * k, cfg.seed);
-                let b = random::matrix::<f64>(k * n, cfg.seed + 1);
-                let mut c = vec![0.0f64; m * n];
-                best_of(cfg, || {
-                    std::thread::scope(|s| {
-                        for (a, c) in a.chunks(rows * k).zip(c.chunks_mut(rows * n)) {
-                            let b = &b;
-                            s.spawn(move || {
-                                // SAFETY: as for sgemm.
-                                unsafe {
-                                    matrixmultiply::dgemm(
-                                        c.len() / n,
-                                        k,
-                                        n,
-                                        1.0,
-                                        a.as_ptr(),
-                                        k as isize,
-                                        1,
-                                        b.as_ptr(),
-                                        n as isize,
-                                        1,
-                                        0.0,
-                                        c.as_mut_ptr(),
-                                        n as isize,
-                                        1,
-                                    )
-                                }
-                            });
-                        }
-                    })
-                })
-            }
-        };
-        ops / best / 1e9
+        let a = random::matrix::<E>(m * k, cfg.seed);
+        let b = random::matrix::<E>(k * n, cfg.seed + 1);
+        let mut c = vec![E::ZERO; m * n];
+        let best = best_of(cfg, || {
+            std::thread::scope(|s| {
+                for (a, c) in a.chunks(rows * k).zip(c.chunks_mut(rows * n)) {
+                    let b = &b;
+                    s.spawn(move || E::gemm(c.len() / n, k, n, a, b, c));
+                }
+            })
+        });
+        2.0 * (m * n * k) as f64 / best / 1e9
+    }
+
+    fn baseline(base: Base, cfg: &Config, threads: usize) -> f64 {
+        match base {
+            Base::Sgemm => baseline_of::<f32>(cfg, threads),
+            Base::Dgemm => baseline_of::<f64>(cfg, threads),
+        }
     }
 
     /// The best wall time of `f` after the warm-up runs.
