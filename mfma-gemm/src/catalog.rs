@@ -11,6 +11,7 @@ use crate::scalar::ScalarFmaPolicy;
 use crate::tile::{GlobalTiles, TilePolicy};
 use mfma_core::spec::Builtin;
 use mfma_core::{mfma, Element, Instr};
+use std::boxed::Box;
 use std::time::Instant;
 use std::vec::Vec;
 
@@ -151,6 +152,16 @@ pub fn time<T: TilePolicy, P: ComputePolicy>(cfg: &Config) -> f64 {
     timed::<T, P>(cfg, &a, &b).0
 }
 
+/// [`Entry::prepare`]: random inputs as for [`check`], then a closure that
+/// runs the GEMM on them.
+pub fn prepare<T: TilePolicy, P: ComputePolicy>(cfg: &Config) -> Box<dyn FnMut()> {
+    let cfg = *cfg;
+    let a = crate::random::matrix::<P::Elem>(cfg.m * cfg.k, cfg.seed);
+    let b = crate::random::matrix::<P::Elem>(cfg.k * cfg.n, cfg.seed.wrapping_add(1));
+    let mut c = std::vec![P::Out::ZERO; cfg.m * cfg.n];
+    Box::new(move || gemm::<T, P>(cfg.m, cfg.n, cfg.k, &a, &b, &mut c, cfg.threads))
+}
+
 /// The seed's demo: a random `m × k` A times the `k × k` identity must give
 /// A back exactly (`cfg.n` is ignored).
 ///
@@ -202,6 +213,9 @@ pub struct Entry {
     /// Timing only: the best kernel time over `cfg.reps` runs, in seconds,
     /// on the same inputs as `run` (for extra thread counts of one check).
     pub time: fn(&Config) -> f64,
+    /// The inputs of `run`, ready: each call of the returned closure is one
+    /// untimed, unchecked GEMM at `cfg` (for benchmark harnesses).
+    pub prepare: fn(&Config) -> Box<dyn FnMut()>,
 }
 
 const fn entry<T: TilePolicy, P: ComputePolicy>(name: &'static str) -> Entry {
@@ -214,6 +228,7 @@ const fn entry<T: TilePolicy, P: ComputePolicy>(name: &'static str) -> Entry {
         builtin: None,
         run: check::<T, P>,
         time: time::<T, P>,
+        prepare: prepare::<T, P>,
     }
 }
 

@@ -105,9 +105,9 @@ impl<X: Instr> ComputePolicy for MfmaPolicy<X> {
             // Only the first `len` slots are written and read: no zeroing.
             let mut a = [const { MaybeUninit::<FragA<X>>::uninit() }; CHAIN];
             let mut b = [const { MaybeUninit::<FragB<X>>::uninit() }; CHAIN];
-            for t in 0..len {
-                a[t].write(Self::load_a(tile_a, row, ki(t)));
-                b[t].write(Self::load_b(tile_b_t, col, ki(t)));
+            Self::load_a_chain(tile_a, row, ki(0), &mut a[..len]);
+            for (t, b) in b[..len].iter_mut().enumerate() {
+                b.write(Self::load_b(tile_b_t, col, ki(t)));
             }
             // SAFETY: slots 0..len were initialised just above.
             let (a, b) = unsafe { (init(&a[..len]), init(&b[..len])) };
@@ -127,6 +127,41 @@ impl<X: Instr> ComputePolicy for MfmaPolicy<X> {
     }
 }
 
+impl<X: Instr> MfmaPolicy<X> {
+    /// `load_a` for `a.len()` consecutive steps from `ki`, into `a`.
+    ///
+    /// On the host, a window inside the tile is read row by row, each row's
+    /// K run once and in order: fragment by fragment, the rows would be
+    /// visited with A's row stride once per step, which for power-of-two
+    /// strides keeps evicting the very cache lines the next step needs.
+    #[inline(always)]
+    fn load_a_chain(
+        tile: &Tile<'_, X::In>,
+        row: usize,
+        ki: usize,
+        a: &mut [MaybeUninit<FragA<X>>],
+    ) {
+        let k = X::SPEC.k;
+        #[cfg(not(target_arch = "amdgpu"))]
+        if let Some(rows) = tile.rows_of(row, ki, Self::THREAD_TILE_M, a.len() * k) {
+            for f in a.iter_mut() {
+                f.write(FragA::<X>::zero());
+            }
+            // SAFETY: every slot was initialised just above.
+            let a = unsafe { init_mut(a) };
+            for (r, src) in rows.enumerate() {
+                for (f, src) in a.iter_mut().zip(src.chunks_exact(k)) {
+                    f.regs_mut().as_mut()[r * k..][..k].copy_from_slice(src);
+                }
+            }
+            return;
+        }
+        for (t, f) in a.iter_mut().enumerate() {
+            f.write(Self::load_a(tile, row, ki + t * k));
+        }
+    }
+}
+
 /// Steps of a K tile run as one chain. On the host a chain keeps C in
 /// registers across its instructions; on the GPU the accumulator lives in
 /// registers anyway, and one step at a time keeps the fragments there too.
@@ -141,4 +176,15 @@ unsafe fn init<T>(s: &[MaybeUninit<T>]) -> &[T] {
     // SAFETY: `MaybeUninit<T>` has the layout of `T`; the caller vouches
     // for initialisation.
     unsafe { core::slice::from_raw_parts(s.as_ptr().cast::<T>(), s.len()) }
+}
+
+/// [`init`], mutably.
+///
+/// # Safety
+/// Every slot of `s` must be initialised.
+#[cfg(not(target_arch = "amdgpu"))]
+#[inline(always)]
+unsafe fn init_mut<T>(s: &mut [MaybeUninit<T>]) -> &mut [T] {
+    // SAFETY: as for `init`.
+    unsafe { core::slice::from_raw_parts_mut(s.as_mut_ptr().cast::<T>(), s.len()) }
 }

@@ -117,6 +117,33 @@ impl<'a, E: Element> Tile<'a, E> {
         r0 + rows <= self.rows && c0 + cols <= self.cols
     }
 
+    /// The rows of the `rows × cols` window at `(r0, c0)` as slices, if the
+    /// window lies inside the view and its rows are contiguous.
+    ///
+    /// ```
+    /// use mfma_gemm::Tile;
+    /// let m = [1, 2, 3, 4, 5, 6]; // 2 × 3
+    /// let a = Tile::row_major(&m, 2, 3);
+    /// let rows: Vec<&[i32]> = a.rows_of(0, 1, 2, 2).unwrap().collect();
+    /// assert_eq!(rows, [&[2, 3][..], &[5, 6][..]]);
+    /// assert!(a.rows_of(0, 2, 2, 2).is_none()); // past the edge
+    /// assert!(a.transposed().rows_of(0, 0, 2, 2).is_none()); // strided
+    /// ```
+    #[inline(always)]
+    pub fn rows_of(
+        &self,
+        r0: usize,
+        c0: usize,
+        rows: usize,
+        cols: usize,
+    ) -> Option<impl Iterator<Item = &'a [E]> + 'a> {
+        if !(self.holds(r0, c0, rows, cols) && self.col_stride == 1) {
+            return None;
+        }
+        let (data, stride) = (self.data, self.row_stride);
+        Some((r0..r0 + rows).map(move |r| &data[r * stride + c0..][..cols]))
+    }
+
     /// Copies the `rows × cols` window at `(r0, c0)` into `out`, row-major
     /// (`out.len()` must be `rows * cols`); reads outside the view give zero.
     /// Contiguous rows of a window inside the view are copied whole.

@@ -1,0 +1,57 @@
+//! One software execution of every CDNA2 builtin, listed from the spec
+//! table: time per instruction, and throughput as items/s with one item per
+//! nominal operation of the instruction (`2·M·N·K·blocks`), i.e. flop/s
+//! (integer operations for i8).
+//!
+//! `cargo bench -p mfma-core`.
+
+use divan::counter::ItemsCount;
+use divan::Bencher;
+use mfma_core::{execute_into, Acc, Element, FragA, FragB, Instr, Visit};
+
+fn builtins() -> impl Iterator<Item = &'static str> {
+    mfma_core::spec::cdna2::BUILTINS.iter().map(|x| x.name)
+}
+
+/// Small values of every type: ordinary arithmetic, no specials.
+fn value<T: Element>(i: usize) -> T {
+    let x = (i % 7) as f64 - 3.0;
+    let bits = match T::TYPE {
+        mfma_core::spec::ElemType::F64 => x.to_bits(),
+        mfma_core::spec::ElemType::F32 => u64::from((x as f32).to_bits()),
+        mfma_core::spec::ElemType::F16 => u64::from(half::f16::from_f64(x).to_bits()),
+        mfma_core::spec::ElemType::Bf16 => u64::from(half::bf16::from_f64(x).to_bits()),
+        mfma_core::spec::ElemType::I8 | mfma_core::spec::ElemType::I32 => x as i64 as u64,
+    };
+    T::from_bits_u64(bits)
+}
+
+struct Execute<'a, 'b>(Bencher<'a, 'b>);
+
+impl Visit for Execute<'_, '_> {
+    type Output = ();
+    fn visit<X: Instr>(self) {
+        let s = X::SPEC;
+        let a = FragA::<X>::from_fn(|b, i, k| value(b + i + 2 * k));
+        let b = FragB::<X>::from_fn(|b, k, j| value(3 * b + k + j));
+        let mut c = Acc::<X>::zero();
+        self.0
+            .counter(ItemsCount::new(2 * s.m * s.n * s.k * s.blocks))
+            .bench_local(|| {
+                execute_into::<X, 0, 0, 0>(
+                    divan::black_box(&a),
+                    divan::black_box(&b),
+                    divan::black_box(&mut c),
+                )
+            });
+    }
+}
+
+#[divan::bench(args = builtins(), min_time = 0.05, max_time = 0.2)]
+fn execute(bencher: Bencher, name: &str) {
+    mfma_core::cdna2::visit(name, Execute(bencher)).expect("a builtin of the table");
+}
+
+fn main() {
+    divan::main();
+}
