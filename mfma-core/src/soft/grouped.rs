@@ -112,42 +112,52 @@ const fn group(arith: Arith) -> usize {
     }
 }
 
+/// The group size of builtin `X`, checked at compile time.
+const fn group_of<X: Instr>() -> usize {
+    let g = group(X::SPEC.arith);
+    assert!(
+        g == 2 || g == 4,
+        "grouped kernel needs trees of 2 or 4 products"
+    );
+    g
+}
+
 #[inline(always)]
 fn grouped_body<X: Instr, T: GroupedInput>(m: Modifiers, a: &[T], b: &[T], c: &mut [f32]) {
-    let g = const {
-        let g = group(X::SPEC.arith);
-        assert!(
-            g == 2 || g == 4,
-            "grouped kernel needs trees of 2 or 4 products"
-        );
-        g
-    };
-    let (n, k) = (X::SPEC.n, X::SPEC.k);
     let (mut a_buf, mut b_buf) = ([0.0; MAX_BLOCK], [0.0; MAX_BLOCK]);
     for (a, b, c) in blocks::<X, T, f32>(m, a, b, c) {
         let a = widen(a, &mut a_buf);
         let b = widen(b, &mut b_buf);
-        for (a_row, c_row) in a.chunks_exact(k).zip(c.chunks_exact_mut(n)) {
-            for acc in c_row.iter_mut() {
-                *acc = flush_in(*acc);
-            }
-            // One tree of g consecutive k at a time, added to every output of the row.
-            for (ag, bg) in a_row.chunks_exact(g).zip(b.chunks_exact(g * n)) {
-                let (b0, rest) = bg.split_at(n);
-                let (b1, rest) = rest.split_at(n);
-                if g == 2 {
-                    for ((acc, &x0), &x1) in c_row.iter_mut().zip(b0).zip(b1) {
-                        let tree = ftz(prod(ag[0], x0) + prod(ag[1], x1));
-                        *acc = ftz(*acc + tree);
-                    }
-                } else {
-                    let (b2, b3) = rest.split_at(n);
-                    let lanes = c_row.iter_mut().zip(b0).zip(b1).zip(b2).zip(b3);
-                    for ((((acc, &x0), &x1), &x2), &x3) in lanes {
-                        let left = ftz(prod(ag[0], x0) + prod(ag[1], x1));
-                        let right = ftz(prod(ag[2], x2) + prod(ag[3], x3));
-                        *acc = ftz(*acc + ftz(left + right));
-                    }
+        exact_block::<X>(a, b, c);
+    }
+}
+
+/// One block of one instruction on widened, flushed inputs, exactly as
+/// reference 4.2 states it.
+#[inline(always)]
+fn exact_block<X: Instr>(a: &[f32], b: &[f32], c: &mut [f32]) {
+    let g = const { group_of::<X>() };
+    let (n, k) = (X::SPEC.n, X::SPEC.k);
+    for (a_row, c_row) in a.chunks_exact(k).zip(c.chunks_exact_mut(n)) {
+        for acc in c_row.iter_mut() {
+            *acc = flush_in(*acc);
+        }
+        // One tree of g consecutive k at a time, added to every output of the row.
+        for (ag, bg) in a_row.chunks_exact(g).zip(b.chunks_exact(g * n)) {
+            let (b0, rest) = bg.split_at(n);
+            let (b1, rest) = rest.split_at(n);
+            if g == 2 {
+                for ((acc, &x0), &x1) in c_row.iter_mut().zip(b0).zip(b1) {
+                    let tree = ftz(prod(ag[0], x0) + prod(ag[1], x1));
+                    *acc = ftz(*acc + tree);
+                }
+            } else {
+                let (b2, b3) = rest.split_at(n);
+                let lanes = c_row.iter_mut().zip(b0).zip(b1).zip(b2).zip(b3);
+                for ((((acc, &x0), &x1), &x2), &x3) in lanes {
+                    let left = ftz(prod(ag[0], x0) + prod(ag[1], x1));
+                    let right = ftz(prod(ag[2], x2) + prod(ag[3], x3));
+                    *acc = ftz(*acc + ftz(left + right));
                 }
             }
         }
@@ -158,15 +168,189 @@ multiversion! {
     fn grouped<X: Instr, T: GroupedInput>(m: Modifiers, a: &[T], b: &[T], c: &mut [f32]) => grouped_body
 }
 
+/// Biased f32 exponents of the widened inputs for which the plain
+/// arithmetic is exact (see [`plain_is_exact`]): nonzero magnitudes in
+/// `[2^-51, 2^63)`, so every nonzero product lies in `[2^-102, 2^126)`.
+const INPUT_EXP: core::ops::Range<u32> = (127 - 51)..(127 + 63);
+/// Biased exponents of accumulators likewise: `|C| >= 2^-103`, finite.
+const ACC_EXP: core::ops::Range<u32> = (127 - 103)..0xff;
+
+#[inline(always)]
+fn exponent(x: f32) -> u32 {
+    (x.to_bits() >> 23) & 0xff
+}
+
+/// Whether a widened (flushed, so never -0) input allows the plain path.
+#[inline(always)]
+fn input_ok(x: f32) -> bool {
+    let e = exponent(x);
+    e == 0 || INPUT_EXP.contains(&e)
+}
+
+/// Whether an accumulator allows the plain path: a zero of either sign,
+/// or a normal number of at least 2^-103.
+#[inline(always)]
+fn acc_ok(x: f32) -> bool {
+    x == 0.0 || ACC_EXP.contains(&exponent(x))
+}
+
+/// When every input passes [`input_ok`] and every accumulator [`acc_ok`],
+/// the flushes of reference 4.2 never fire and plain f32 arithmetic in the
+/// same tree order gives the same bits:
+///
+/// * every product is exact (8- or 11-bit significands, no over- or
+///   underflow) and, if nonzero, at least 2^-102, so a multiple of 2^-126;
+///   so is every accumulator. Every sum of such values is then either zero
+///   or at least 2^-126 (normal), and rounding keeps it a multiple of
+///   2^-126: no `ftz` ever fires;
+/// * the accumulator is never -0 (C enters flushed, and `x + y` is -0 only
+///   if both are -0), so a tree that is -0 where the reference has +0 (a
+///   product of a zero with a negative factor) adds the same;
+/// * a product `p0` being exact, `round(p0 + p1) == fma(a1, b1, p0)`.
+///
+/// Inf and NaN inputs fail the checks and take the exact path.
+#[inline(always)]
+fn plain_rows<const G: usize, const K: usize, const W: usize, const V: usize, const R: usize>(
+    a: &[[f32; MAX_BLOCK]],
+    b: &[[f32; MAX_BLOCK]],
+    c: &mut [f32],
+    a_off: usize,
+) {
+    let n = V * W;
+    let mut acc: [[[f32; W]; V]; R] = core::array::from_fn(|r| {
+        core::array::from_fn(|v| core::array::from_fn(|l| flush_in(c[r * n + v * W + l])))
+    });
+    for (a, b) in a.iter().zip(b) {
+        let a = &a[a_off..][..R * K];
+        let b = &b[..K * n];
+        for kk in (0..K).step_by(G) {
+            for (r, acc) in acc.iter_mut().enumerate() {
+                let x = &a[r * K + kk..][..G];
+                for (v, acc) in acc.iter_mut().enumerate() {
+                    let y = |q: usize| -> &[f32; W] {
+                        b[(kk + q) * n + v * W..][..W].try_into().expect("W lanes")
+                    };
+                    let (y0, y1) = (y(0), y(1));
+                    let mut tree = [0.0f32; W];
+                    for l in 0..W {
+                        tree[l] = x[1].mul_add(y1[l], x[0] * y0[l]);
+                    }
+                    if G == 4 {
+                        let (y2, y3) = (y(2), y(3));
+                        for l in 0..W {
+                            tree[l] += x[3].mul_add(y3[l], x[2] * y2[l]);
+                        }
+                    }
+                    for l in 0..W {
+                        acc[l] += tree[l];
+                    }
+                }
+            }
+        }
+    }
+    for (r, acc) in acc.iter().enumerate() {
+        for (v, acc) in acc.iter().enumerate() {
+            c[r * n + v * W..][..W].copy_from_slice(acc);
+        }
+    }
+}
+
+/// One block of a chain on the plain path, `R` rows of C at a time.
+#[inline(always)]
+fn plain_block<
+    X: Instr,
+    const G: usize,
+    const K: usize,
+    const W: usize,
+    const V: usize,
+    const R: usize,
+>(
+    a: &[[f32; MAX_BLOCK]],
+    b: &[[f32; MAX_BLOCK]],
+    c: &mut [f32],
+) {
+    let n = V * W;
+    let mut rows = c.chunks_exact_mut(R * n);
+    for (i, c) in rows.by_ref().enumerate() {
+        plain_rows::<G, K, W, V, R>(a, b, c, i * R * K);
+    }
+    let done = X::SPEC.m / R * R;
+    for (i, c) in rows.into_remainder().chunks_exact_mut(n).enumerate() {
+        plain_rows::<G, K, W, V, 1>(a, b, c, (done + i) * K);
+    }
+}
+
+/// Instructions widened at once by a chain.
+const WIDE_CHAIN: usize = 16;
+
+/// A chain (modifiers zero): per block, inputs are widened once; if the
+/// block's inputs and accumulators pass the range checks, the plain path
+/// keeps rows of C in registers over the whole chain, otherwise every
+/// instruction takes the exact path.
+#[inline(always)]
+fn grouped_chain_body<X: Instr, T: GroupedInput>(a: &[&[T]], b: &[&[T]], c: &mut [f32]) {
+    let s = X::SPEC;
+    let (a_len, b_len) = (s.m * s.k, s.k * s.n);
+    let mut wa = [[0.0f32; MAX_BLOCK]; WIDE_CHAIN];
+    let mut wb = [[0.0f32; MAX_BLOCK]; WIDE_CHAIN];
+    for (a, b) in a.chunks(WIDE_CHAIN).zip(b.chunks(WIDE_CHAIN)) {
+        let len = a.len();
+        for (blk, c) in c.chunks_exact_mut(s.m * s.n).enumerate() {
+            let mut plain = c.iter().all(|&x| acc_ok(x));
+            for t in 0..len {
+                let wa = widen(&a[t][blk * a_len..][..a_len], &mut wa[t]);
+                let wb = widen(&b[t][blk * b_len..][..b_len], &mut wb[t]);
+                plain &= wa.iter().chain(wb).fold(true, |ok, &x| ok & input_ok(x));
+            }
+            let (wa, wb) = (&wa[..len], &wb[..len]);
+            if !plain {
+                for (wa, wb) in wa.iter().zip(wb) {
+                    exact_block::<X>(&wa[..a_len], &wb[..b_len], c);
+                }
+                continue;
+            }
+            match (s.n, s.k, const { group_of::<X>() }) {
+                (32, 2, 2) => plain_block::<X, 2, 2, 8, 4, 2>(wa, wb, c),
+                (32, 4, 2) => plain_block::<X, 2, 4, 8, 4, 2>(wa, wb, c),
+                (16, 2, 2) => plain_block::<X, 2, 2, 8, 2, 4>(wa, wb, c),
+                (16, 8, 2) => plain_block::<X, 2, 8, 8, 2, 4>(wa, wb, c),
+                (4, 2, 2) => plain_block::<X, 2, 2, 4, 1, 4>(wa, wb, c),
+                (32, 4, 4) => plain_block::<X, 4, 4, 8, 4, 2>(wa, wb, c),
+                (32, 8, 4) => plain_block::<X, 4, 8, 8, 4, 2>(wa, wb, c),
+                (16, 4, 4) => plain_block::<X, 4, 4, 8, 2, 4>(wa, wb, c),
+                (16, 16, 4) => plain_block::<X, 4, 16, 8, 2, 4>(wa, wb, c),
+                (4, 4, 4) => plain_block::<X, 4, 4, 4, 1, 4>(wa, wb, c),
+                _ => {
+                    for (wa, wb) in wa.iter().zip(wb) {
+                        exact_block::<X>(&wa[..a_len], &wb[..b_len], c);
+                    }
+                }
+            }
+        }
+    }
+}
+
+multiversion! {
+    fn grouped_chain<X: Instr, T: GroupedInput>(a: &[&[T]], b: &[&[T]], c: &mut [f32]) => grouped_chain_body
+}
+
 impl Kernel<f32> for f16 {
     fn run<X: Instr>(m: Modifiers, a: &[f16], b: &[f16], c: &mut [f32]) {
         grouped::<X, f16>(m, a, b, c)
+    }
+
+    fn chain<X: Instr>(a: &[&[f16]], b: &[&[f16]], c: &mut [f32]) {
+        grouped_chain::<X, f16>(a, b, c)
     }
 }
 
 impl Kernel<f32> for bf16 {
     fn run<X: Instr>(m: Modifiers, a: &[bf16], b: &[bf16], c: &mut [f32]) {
         grouped::<X, bf16>(m, a, b, c)
+    }
+
+    fn chain<X: Instr>(a: &[&[bf16]], b: &[&[bf16]], c: &mut [f32]) {
+        grouped_chain::<X, bf16>(a, b, c)
     }
 }
 
@@ -202,6 +386,52 @@ mod tests {
             let want = widen_then_flush(b.to_f32(), f32::MIN_POSITIVE);
             assert_same("bf16", bits, b.to_f32_flushed(), want);
         }
+    }
+
+    type Bf16Builtin = crate::mfma!(f32_32x32x8bf16_1k);
+
+    /// One instruction with A's row 0 = `[a0, a1, 0, ...]`, every column
+    /// of B = `[b, b, 0, ...]` and C zero but `C[0][0] = c00`, run as a chain
+    /// and as a single instruction; returns both `D[0][0]`.
+    fn row0(a0: f32, a1: f32, b: f32, c00: f32) -> (u32, u32) {
+        type X = Bf16Builtin;
+        let bf = |x: f32| {
+            let h = bf16::from_f32(x);
+            assert_eq!(h.to_f32(), x, "{x:e} must be a bf16");
+            h
+        };
+        let a = crate::FragA::<X>::from_fn(|_, i, k| match (i, k) {
+            (0, 0) => bf(a0),
+            (0, 1) => bf(a1),
+            _ => bf16::ZERO,
+        });
+        let b = crate::FragB::<X>::from_fn(|_, k, _| if k < 2 { bf(b) } else { bf16::ZERO });
+        let c = crate::Acc::<X>::from_fn(|_, i, j| if (i, j) == (0, 0) { c00 } else { 0.0 });
+        let mut chained = c;
+        crate::execute_chain_into::<X, 0, 0, 0>(&[a], &[b], &mut chained);
+        let one = crate::execute::<X, 0, 0, 0>(a, b, c);
+        (chained.get(0, 0, 0).to_bits(), one.get(0, 0, 0).to_bits())
+    }
+
+    /// Just outside the limits of the plain path, the reference's flushes
+    /// fire: the chain must notice and give the exact result.
+    #[test]
+    fn the_plain_path_stops_where_flushes_start() {
+        let p = |e: i32| 2f32.powi(e);
+        // Products of 2^-60 cancel to 2^-127: subnormal, flushed to +0.
+        assert_eq!(row0(p(-60) * (1.0 + p(-7)), -p(-60), p(-60), 0.0), (0, 0));
+        // A tree of 2^-109 meets C = -2^-109·(1 + 2^-20): the sum is
+        // subnormal and flushed to -0, which the next tree (all zeros)
+        // turns into +0; the plain path would keep -2^-129.
+        let c = -p(-109) * (1.0 + p(-20));
+        let at_limit = (p(-51) * (1.0 + p(-7)), -p(-51), p(-51));
+        assert_eq!(row0(at_limit.0, at_limit.1, at_limit.2, c), (0, 0));
+        // The same products on C = -2^-103: the plain path, exact.
+        let want = (-p(-103) + p(-109)).to_bits();
+        assert_eq!(
+            row0(at_limit.0, at_limit.1, at_limit.2, -p(-103)),
+            (want, want)
+        );
     }
 
     #[test]
