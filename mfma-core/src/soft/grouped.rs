@@ -75,7 +75,7 @@ impl GroupedInput for bf16 {
 }
 
 /// The largest A or B block of any builtin: room for one block widened to f32.
-const MAX_BLOCK: usize = {
+pub(super) const MAX_BLOCK: usize = {
     let mut max = 0;
     let mut a = 0;
     while a < mfma_spec::ARCHS.len() {
