@@ -85,7 +85,7 @@ impl<X: Instr> ComputePolicy for MfmaPolicy<X> {
         FragB::<X>::from_fn(|_, k, j| tile_b_t.get(col + j, ki + k))
     }
 
-    /// Loads up to [`CHAIN`] steps' fragments, then runs them as one
+    /// Loads up to 16 steps' fragments on the host (one on the GPU), then runs them as one
     /// [`execute_chain_into`]: the same instructions in the same order.
     #[inline]
     fn mma_k_tile(

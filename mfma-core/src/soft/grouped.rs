@@ -296,7 +296,7 @@ fn grouped_chain_body<X: Instr, T: GroupedInput>(a: &[&[T]], b: &[&[T]], c: &mut
     for (a, b) in a.chunks(WIDE_CHAIN).zip(b.chunks(WIDE_CHAIN)) {
         let len = a.len();
         for (blk, c) in c.chunks_exact_mut(s.m * s.n).enumerate() {
-            let mut plain = c.iter().all(|&x| acc_ok(x));
+            let mut plain = c.iter().fold(true, |ok, &x| ok & acc_ok(x));
             for t in 0..len {
                 let wa = widen(&a[t][blk * a_len..][..a_len], &mut wa[t]);
                 let wb = widen(&b[t][blk * b_len..][..b_len], &mut wb[t]);
