@@ -104,9 +104,20 @@ impl<E: Element, const BM: usize, const BN: usize, const KT: usize> TileStorage<
     for GlobalStrips<'_, E, BM, BN, KT>
 {
     // Nothing is staged, so there is nothing to wait for: every read goes
-    // to global memory and the workgroup's waves share no buffer.
+    // to global memory and the workgroup's waves share no buffer. On the
+    // host, prefetching asks the cache for the next K tile while this one
+    // is computed: B^T's strip is read with a row stride of N, which the
+    // hardware prefetchers do not follow.
     #[inline]
-    fn prefetch(&mut self, _t: usize) {}
+    fn prefetch(&mut self, t: usize) {
+        #[cfg(not(target_arch = "amdgpu"))]
+        {
+            self.a.prefetch(0, (t + 1) * KT, BM, KT);
+            self.b_t.prefetch(0, (t + 1) * KT, BN, KT);
+        }
+        #[cfg(target_arch = "amdgpu")]
+        let _ = t;
+    }
     #[inline]
     fn acquire(&mut self, _t: usize) {}
     #[inline]

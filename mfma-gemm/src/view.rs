@@ -144,6 +144,44 @@ impl<'a, E: Element> Tile<'a, E> {
         Some((r0..r0 + rows).map(move |r| &data[r * stride + c0..][..cols]))
     }
 
+    /// Asks the CPU to bring the `rows × cols` window at `(r0, c0)`
+    /// (clipped to the view) into cache: a hint, with no effect on values.
+    /// One request per cache line along whichever direction is contiguous.
+    /// Host only; elsewhere it does nothing.
+    #[inline]
+    pub fn prefetch(&self, r0: usize, c0: usize, rows: usize, cols: usize) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let rows = rows.min(self.rows.saturating_sub(r0));
+            let cols = cols.min(self.cols.saturating_sub(c0));
+            let line = (64 / core::mem::size_of::<E>().max(1)).max(1);
+            let (outer, inner, outer_stride, step) = if self.col_stride == 1 {
+                (rows, cols, self.row_stride, line)
+            } else if self.row_stride == 1 {
+                (cols, rows, self.col_stride, line)
+            } else {
+                return;
+            };
+            let base = r0 * self.row_stride + c0 * self.col_stride;
+            for o in 0..outer {
+                for i in (0..inner).step_by(step) {
+                    if let Some(e) = self.data.get(base + o * outer_stride + i) {
+                        let p = core::ptr::from_ref(e).cast::<i8>();
+                        // SAFETY: a prefetch never faults, and `p` points into `data`.
+                        #[allow(unused_unsafe)]
+                        unsafe {
+                            core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
+                                p,
+                            )
+                        };
+                    }
+                }
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (r0, c0, rows, cols);
+    }
+
     /// Copies the `rows × cols` window at `(r0, c0)` into `out`, row-major
     /// (`out.len()` must be `rows * cols`); reads outside the view give zero.
     /// Contiguous rows of a window inside the view are copied whole.
