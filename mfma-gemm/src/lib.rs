@@ -13,7 +13,10 @@
 //! [`for_each`](mfma_core::Fragment::for_each) and
 //! [`execute_into`](mfma_core::execute_into): on the host a fragment is the
 //! whole wave, on the GPU the calling lane's registers, so the kernel needs
-//! no lane index and no `cfg`.
+//! no lane index and no `cfg`. (One exception, for speed: on the host
+//! `MfmaPolicy` fills fragments by copying whole windows of a tile into their
+//! matrix-order storage, and hands each K strip to
+//! [`execute_chain_into`](mfma_core::execute_chain_into) as one chain.)
 //!
 //! Tiles are [`Tile`] views with zero-padded reads: [`GlobalTiles`] reads
 //! global memory in place (portable; Rust cannot declare LDS portably), the
