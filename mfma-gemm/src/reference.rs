@@ -210,7 +210,7 @@ fn product(a: f32, b: f32) -> f32 {
 fn grouped(group: usize, k_step: usize, a: &[f32], b: &[f32]) -> f32 {
     let mut acc = 0.0f32;
     for (g, (ga, gb)) in a.chunks(group).zip(b.chunks(group)).enumerate() {
-        if (g * group) % k_step == 0 {
+        if (g * group).is_multiple_of(k_step) {
             acc = flush_c(acc);
         }
         let p = |x: usize| product(ga[x], gb[x]);

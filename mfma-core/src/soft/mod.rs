@@ -202,7 +202,7 @@ mod tests {
                     let mantissa = 1.0 + ((r >> 20) & 0xff_ffff) as f64 / (1u64 << 24) as f64;
                     let sign = if r & 16 == 0 { 1.0 } else { -1.0 };
                     // One in eight a zero, of either sign.
-                    let magnitude = if r % 8 == 0 {
+                    let magnitude = if r.is_multiple_of(8) {
                         0.0
                     } else {
                         mantissa * 2f64.powi(e)
