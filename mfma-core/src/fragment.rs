@@ -67,6 +67,9 @@ pub type Acc<X> = Fragment<X, C>;
 /// let c = Acc::<X>::zero();
 /// assert_eq!(c.get(0, 31, 31), 0.0);
 /// ```
+// Transparent, so that consecutive fragments are consecutive elements (the
+// software path reads a slice of them as one strided window).
+#[repr(transparent)]
 pub struct Fragment<X: Instr, O: Operand> {
     regs: O::Regs<X>,
     _m: PhantomData<(X, O)>,

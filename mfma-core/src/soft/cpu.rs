@@ -42,13 +42,13 @@ std::thread_local! {
 /// The body must be `#[inline(always)]`: only code inlined into the
 /// `#[target_feature]` copy is compiled with those features.
 macro_rules! multiversion {
-    ($(#[$attr:meta])* $vis:vis fn $name:ident<$($g:ident: $bound:path),*>($($arg:ident: $ty:ty),* $(,)?) => $body:ident) => {
+    ($(#[$attr:meta])* $vis:vis fn $name:ident<$($g:ident: $bound:path),*>($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)? => $body:ident) => {
         $(#[$attr])*
-        $vis fn $name<$($g: $bound),*>($($arg: $ty),*) {
+        $vis fn $name<$($g: $bound),*>($($arg: $ty),*) $(-> $ret)? {
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             {
                 #[target_feature(enable = "avx2,fma")]
-                unsafe fn avx2_fma<$($g: $bound),*>($($arg: $ty),*) {
+                unsafe fn avx2_fma<$($g: $bound),*>($($arg: $ty),*) $(-> $ret)? {
                     $body::<$($g),*>($($arg),*)
                 }
                 if $crate::soft::cpu::has_avx2_fma() {

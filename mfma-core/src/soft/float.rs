@@ -1,7 +1,7 @@
 //! f32 and f64 builtins: chained fused multiply-adds, k ascending (reference 4.1).
 
 use super::cpu::multiversion;
-use super::{blocks, Kernel};
+use super::{blocks, Kernel, Win};
 use crate::instr::Instr;
 use mfma_spec::Modifiers;
 
@@ -76,46 +76,46 @@ impl<T: Fma, const W: usize> Lanes<T, W> {
 /// in the same order as in the instruction-by-instruction loop.
 #[inline(always)]
 fn fma_chain<X: Instr, T: Fma, const K: usize, const W: usize, const V: usize, const R: usize>(
-    a: &[&[T]],
-    b: &[&[T]],
+    a: Win<'_, T>,
+    b: Win<'_, T>,
+    steps: usize,
     c: &mut [T],
 ) {
     let (m, n) = (X::SPEC.m, V * W);
     debug_assert!(X::SPEC.n == n && X::SPEC.k == K);
     for (blk, c) in c.chunks_exact_mut(m * n).enumerate() {
-        let (a_blk, b_blk) = (blk * m * K, blk * K * n);
         let mut rows = c.chunks_exact_mut(R * n);
         for (i, c) in rows.by_ref().enumerate() {
-            fma_rows::<T, K, W, V, R>(a, b, c, a_blk + i * R * K, b_blk);
+            fma_rows::<T, K, W, V, R>(a, b, steps, c, blk, i * R);
         }
         let done = m / R * R;
         for (i, c) in rows.into_remainder().chunks_exact_mut(n).enumerate() {
-            fma_rows::<T, K, W, V, 1>(a, b, c, a_blk + (done + i) * K, b_blk);
+            fma_rows::<T, K, W, V, 1>(a, b, steps, c, blk, done + i);
         }
     }
 }
 
-/// `R` rows of C (`c`) through the chain; their A rows start at `a_off`
-/// and B's block at `b_off` of each instruction's operands.
+/// `R` rows of block `blk` of C (`c`, from row `row`) through the chain.
 #[inline(always)]
 fn fma_rows<T: Fma, const K: usize, const W: usize, const V: usize, const R: usize>(
-    a: &[&[T]],
-    b: &[&[T]],
+    a: Win<'_, T>,
+    b: Win<'_, T>,
+    steps: usize,
     c: &mut [T],
-    a_off: usize,
-    b_off: usize,
+    blk: usize,
+    row: usize,
 ) {
     let n = V * W;
     let mut acc: [[Lanes<T, W>; V]; R] =
         core::array::from_fn(|r| core::array::from_fn(|v| Lanes::load(&c[r * n + v * W..])));
-    for (a, b) in a.iter().zip(b) {
-        let a: &[T] = &a[a_off..][..R * K];
-        let b: &[T] = &b[b_off..][..K * n];
-        for kk in 0..K {
-            let b_row: [Lanes<T, W>; V] =
-                core::array::from_fn(|v| Lanes::load(&b[kk * n + v * W..]));
-            for (r, acc) in acc.iter_mut().enumerate() {
-                let aik = a[r * K + kk];
+    let (runs, len) = Win::runs(&a, &b, K, steps);
+    for t in 0..runs {
+        let a = a.rows::<R>(t, blk, row, len);
+        for kk in 0..len {
+            let b = b.row(t, blk, kk, n);
+            let b_row: [Lanes<T, W>; V] = core::array::from_fn(|v| Lanes::load(&b[v * W..]));
+            for (a, acc) in a.iter().zip(acc.iter_mut()) {
+                let aik = a[kk];
                 for (b, acc) in b_row.iter().zip(acc.iter_mut()) {
                     b.fma_into(aik, acc);
                 }
@@ -129,25 +129,38 @@ fn fma_rows<T: Fma, const K: usize, const W: usize, const V: usize, const R: usi
     }
 }
 
-/// The chain kernel whose register blocking fits builtin `X`, or the
-/// instruction-by-instruction loop for a shape without one.
-macro_rules! chain_by_shape {
-    ($x:ty, $t:ty, $a:ident, $b:ident, $c:ident; $(($n:literal, $k:literal) => ($w:literal, $v:literal, $r:literal)),* $(,)?) => {
-        match (<$x>::SPEC.n, <$x>::SPEC.k) {
-            $(($n, $k) => fma_chain::<$x, $t, $k, $w, $v, $r>($a, $b, $c),)*
-            _ => {
-                for (a, b) in $a.iter().zip($b) {
-                    chained_fma_body::<$x, $t>(Modifiers::NONE, a, b, $c);
+/// A chain, one output row at a time: for shapes without a register blocking.
+#[inline(always)]
+fn fma_chain_rowwise<X: Instr, T: Fma>(a: Win<'_, T>, b: Win<'_, T>, steps: usize, c: &mut [T]) {
+    let (m, n, k) = (X::SPEC.m, X::SPEC.n, X::SPEC.k);
+    for (blk, c) in c.chunks_exact_mut(m * n).enumerate() {
+        for (i, c_row) in c.chunks_exact_mut(n).enumerate() {
+            for t in 0..steps {
+                for (kk, &aik) in a.row(t, blk, i, k).iter().enumerate() {
+                    for (acc, &bkj) in c_row.iter_mut().zip(b.row(t, blk, kk, n)) {
+                        *acc = aik.fma(bkj, *acc);
+                    }
                 }
             }
+        }
+    }
+}
+
+/// The chain kernel whose register blocking fits builtin `X`, or the
+/// row-by-row loop for a shape without one.
+macro_rules! chain_by_shape {
+    ($x:ty, $t:ty, $a:ident, $b:ident, $steps:ident, $c:ident; $(($n:literal, $k:literal) => ($w:literal, $v:literal, $r:literal)),* $(,)?) => {
+        match (<$x>::SPEC.n, <$x>::SPEC.k) {
+            $(($n, $k) => fma_chain::<$x, $t, $k, $w, $v, $r>($a, $b, $steps, $c),)*
+            _ => fma_chain_rowwise::<$x, $t>($a, $b, $steps, $c),
         }
     };
 }
 
 /// f32: 8 lanes per register; 8 registers of C live at once.
 #[inline(always)]
-fn chain_f32_body<X: Instr>(a: &[&[f32]], b: &[&[f32]], c: &mut [f32]) {
-    chain_by_shape!(X, f32, a, b, c;
+fn chain_f32_body<X: Instr>(a: Win<'_, f32>, b: Win<'_, f32>, steps: usize, c: &mut [f32]) {
+    chain_by_shape!(X, f32, a, b, steps, c;
         (32, 1) => (8, 4, 2), (32, 2) => (8, 4, 2),
         (16, 1) => (8, 2, 4), (16, 4) => (8, 2, 4),
         (4, 1) => (4, 1, 4));
@@ -155,36 +168,72 @@ fn chain_f32_body<X: Instr>(a: &[&[f32]], b: &[&[f32]], c: &mut [f32]) {
 
 /// f64: 4 lanes per register.
 #[inline(always)]
-fn chain_f64_body<X: Instr>(a: &[&[f64]], b: &[&[f64]], c: &mut [f64]) {
-    chain_by_shape!(X, f64, a, b, c;
+fn chain_f64_body<X: Instr>(a: Win<'_, f64>, b: Win<'_, f64>, steps: usize, c: &mut [f64]) {
+    chain_by_shape!(X, f64, a, b, steps, c;
         (16, 4) => (4, 4, 2),
         (4, 4) => (4, 1, 4));
 }
 
 multiversion! {
-    fn chain_f32<X: Instr>(a: &[&[f32]], b: &[&[f32]], c: &mut [f32]) => chain_f32_body
+    fn chain_f32<X: Instr>(a: Win<'_, f32>, b: Win<'_, f32>, steps: usize, c: &mut [f32]) => chain_f32_body
 }
 
 multiversion! {
-    fn chain_f64<X: Instr>(a: &[&[f64]], b: &[&[f64]], c: &mut [f64]) => chain_f64_body
+    fn chain_f64<X: Instr>(a: Win<'_, f64>, b: Win<'_, f64>, steps: usize, c: &mut [f64]) => chain_f64_body
 }
 
 impl Kernel<f32> for f32 {
+    type Wide = f32;
+
+    #[inline(always)]
+    fn widen(self) -> f32 {
+        self
+    }
+
     fn run<X: Instr>(m: Modifiers, a: &[f32], b: &[f32], c: &mut [f32]) {
         chained_fma::<X, f32>(m, a, b, c)
     }
 
-    fn chain<X: Instr>(a: &[&[f32]], b: &[&[f32]], c: &mut [f32]) {
-        chain_f32::<X>(a, b, c)
+    fn chain_wide<X: Instr>(
+        a: Win<'_, f32>,
+        b: Win<'_, f32>,
+        steps: usize,
+        _plain: bool,
+        c: &mut [f32],
+    ) {
+        chain_f32::<X>(a, b, steps, c)
+    }
+
+    // Already in computing form: no copy.
+    fn chain<X: Instr>(a: Win<'_, f32>, b: Win<'_, f32>, steps: usize, c: &mut [f32]) {
+        chain_f32::<X>(a, b, steps, c)
     }
 }
 
 impl Kernel<f64> for f64 {
+    type Wide = f64;
+
+    #[inline(always)]
+    fn widen(self) -> f64 {
+        self
+    }
+
     fn run<X: Instr>(m: Modifiers, a: &[f64], b: &[f64], c: &mut [f64]) {
         chained_fma::<X, f64>(m, a, b, c)
     }
 
-    fn chain<X: Instr>(a: &[&[f64]], b: &[&[f64]], c: &mut [f64]) {
-        chain_f64::<X>(a, b, c)
+    fn chain_wide<X: Instr>(
+        a: Win<'_, f64>,
+        b: Win<'_, f64>,
+        steps: usize,
+        _plain: bool,
+        c: &mut [f64],
+    ) {
+        chain_f64::<X>(a, b, steps, c)
+    }
+
+    // Already in computing form: no copy.
+    fn chain<X: Instr>(a: Win<'_, f64>, b: Win<'_, f64>, steps: usize, c: &mut [f64]) {
+        chain_f64::<X>(a, b, steps, c)
     }
 }

@@ -2,7 +2,7 @@
 //! flush-to-zero (reference 4.2).
 
 use super::cpu::multiversion;
-use super::{blocks, Kernel};
+use super::{blocks, Kernel, Win};
 use crate::instr::Instr;
 use half::{bf16, f16};
 use mfma_spec::{Arith, Modifiers};
@@ -57,12 +57,12 @@ impl GroupedInput for f16 {
         let sign = (h & 0x8000) << 16;
         let exp = (h >> 10) & 0x1f;
         let mantissa = (h & 0x3ff) << 13;
-        let bits = match exp {
-            0 => 0,
-            0x1f => sign | 0x7f80_0000 | mantissa,
-            _ => sign | ((exp + (127 - 15)) << 23) | mantissa,
-        };
-        f32::from_bits(bits)
+        // Selects rather than a match: both arms are computed, so the loop
+        // vectorises.
+        let normal = sign | ((exp + (127 - 15)) << 23) | mantissa;
+        let special = sign | 0x7f80_0000 | mantissa;
+        let bits = if exp == 0x1f { special } else { normal };
+        f32::from_bits(if exp == 0 { 0 } else { bits })
     }
 }
 
@@ -125,34 +125,36 @@ const fn group_of<X: Instr>() -> usize {
 #[inline(always)]
 fn grouped_body<X: Instr, T: GroupedInput>(m: Modifiers, a: &[T], b: &[T], c: &mut [f32]) {
     let (mut a_buf, mut b_buf) = ([0.0; MAX_BLOCK], [0.0; MAX_BLOCK]);
+    let s = X::SPEC;
     for (a, b, c) in blocks::<X, T, f32>(m, a, b, c) {
-        let a = widen(a, &mut a_buf);
-        let b = widen(b, &mut b_buf);
-        exact_block::<X>(a, b, c);
+        let a = Win::new(widen(a, &mut a_buf), [0, 0, s.k], [1, 1, s.m, s.k]);
+        let b = Win::new(widen(b, &mut b_buf), [0, 0, s.n], [1, 1, s.k, s.n]);
+        exact_step::<X>(a, b, 0, 0, c);
     }
 }
 
-/// One block of one instruction on widened, flushed inputs, exactly as
+/// Block `blk` of step `t` on widened, flushed inputs, exactly as
 /// reference 4.2 states it.
 #[inline(always)]
-fn exact_block<X: Instr>(a: &[f32], b: &[f32], c: &mut [f32]) {
+fn exact_step<X: Instr>(a: Win<'_, f32>, b: Win<'_, f32>, t: usize, blk: usize, c: &mut [f32]) {
     let g = const { group_of::<X>() };
     let (n, k) = (X::SPEC.n, X::SPEC.k);
-    for (a_row, c_row) in a.chunks_exact(k).zip(c.chunks_exact_mut(n)) {
+    for (i, c_row) in c.chunks_exact_mut(n).enumerate() {
         for acc in c_row.iter_mut() {
             *acc = flush_in(*acc);
         }
+        let a_row = a.row(t, blk, i, k);
         // One tree of g consecutive k at a time, added to every output of the row.
-        for (ag, bg) in a_row.chunks_exact(g).zip(b.chunks_exact(g * n)) {
-            let (b0, rest) = bg.split_at(n);
-            let (b1, rest) = rest.split_at(n);
+        for (q, ag) in a_row.chunks_exact(g).enumerate() {
+            let b_k = |d: usize| b.row(t, blk, q * g + d, n);
+            let (b0, b1) = (b_k(0), b_k(1));
             if g == 2 {
                 for ((acc, &x0), &x1) in c_row.iter_mut().zip(b0).zip(b1) {
                     let tree = ftz(prod(ag[0], x0) + prod(ag[1], x1));
                     *acc = ftz(*acc + tree);
                 }
             } else {
-                let (b2, b3) = rest.split_at(n);
+                let (b2, b3) = (b_k(2), b_k(3));
                 let lanes = c_row.iter_mut().zip(b0).zip(b1).zip(b2).zip(b3);
                 for ((((acc, &x0), &x1), &x2), &x3) in lanes {
                     let left = ftz(prod(ag[0], x0) + prod(ag[1], x1));
@@ -211,34 +213,42 @@ fn acc_ok(x: f32) -> bool {
 /// Inf and NaN inputs fail the checks and take the exact path.
 #[inline(always)]
 fn plain_rows<const G: usize, const K: usize, const W: usize, const V: usize, const R: usize>(
-    a: &[[f32; MAX_BLOCK]],
-    b: &[[f32; MAX_BLOCK]],
+    a: Win<'_, f32>,
+    b: Win<'_, f32>,
+    steps: usize,
     c: &mut [f32],
-    a_off: usize,
+    blk: usize,
+    row: usize,
 ) {
     let n = V * W;
-    let mut acc: [[[f32; W]; V]; R] = core::array::from_fn(|r| {
-        core::array::from_fn(|v| core::array::from_fn(|l| flush_in(c[r * n + v * W + l])))
-    });
-    for (a, b) in a.iter().zip(b) {
-        let a = &a[a_off..][..R * K];
-        let b = &b[..K * n];
-        for kk in (0..K).step_by(G) {
-            for (r, acc) in acc.iter_mut().enumerate() {
-                let x = &a[r * K + kk..][..G];
-                for (v, acc) in acc.iter_mut().enumerate() {
-                    let y = |q: usize| -> &[f32; W] {
-                        b[(kk + q) * n + v * W..][..W].try_into().expect("W lanes")
-                    };
-                    let (y0, y1) = (y(0), y(1));
+    let mut acc = [[[0.0f32; W]; V]; R];
+    for (r, acc) in acc.iter_mut().enumerate() {
+        for (v, acc) in acc.iter_mut().enumerate() {
+            for (acc, &x) in acc.iter_mut().zip(&c[r * n + v * W..][..W]) {
+                *acc = flush_in(x);
+            }
+        }
+    }
+    // K is a whole number of trees, so a run of whole steps is too.
+    let (runs, len) = Win::runs(&a, &b, K, steps);
+    for t in 0..runs {
+        let a = a.rows::<R>(t, blk, row, len);
+        for kk in (0..len).step_by(G) {
+            let b = b.rows::<G>(t, blk, kk, n);
+            // One register of each of the tree's G rows of B at a time,
+            // used by all R rows of C.
+            for v in 0..V {
+                let y: [&[f32; W]; G] = lanes(&b, v * W);
+                for (a, acc) in a.iter().zip(acc.iter_mut()) {
+                    let x = &a[kk..][..G];
+                    let acc = &mut acc[v];
                     let mut tree = [0.0f32; W];
                     for l in 0..W {
-                        tree[l] = x[1].mul_add(y1[l], x[0] * y0[l]);
+                        tree[l] = x[1].mul_add(y[1][l], x[0] * y[0][l]);
                     }
                     if G == 4 {
-                        let (y2, y3) = (y(2), y(3));
                         for l in 0..W {
-                            tree[l] += x[3].mul_add(y3[l], x[2] * y2[l]);
+                            tree[l] += x[3].mul_add(y[3][l], x[2] * y[2][l]);
                         }
                     }
                     for l in 0..W {
@@ -255,7 +265,20 @@ fn plain_rows<const G: usize, const K: usize, const W: usize, const V: usize, co
     }
 }
 
-/// One block of a chain on the plain path, `R` rows of C at a time.
+/// `W` elements from `at` of each of `G` rows.
+#[inline(always)]
+fn lanes<'b, const G: usize, const W: usize>(
+    rows: &[&'b [f32]; G],
+    at: usize,
+) -> [&'b [f32; W]; G] {
+    let mut out: [&[f32; W]; G] = [&[0.0; W]; G];
+    for (out, row) in out.iter_mut().zip(rows) {
+        *out = row[at..][..W].try_into().expect("W lanes");
+    }
+    out
+}
+
+/// Block `blk` of a chain on the plain path, `R` rows of C at a time.
 #[inline(always)]
 fn plain_block<
     X: Instr,
@@ -265,94 +288,101 @@ fn plain_block<
     const V: usize,
     const R: usize,
 >(
-    a: &[[f32; MAX_BLOCK]],
-    b: &[[f32; MAX_BLOCK]],
+    a: Win<'_, f32>,
+    b: Win<'_, f32>,
+    steps: usize,
     c: &mut [f32],
+    blk: usize,
 ) {
     let n = V * W;
     let mut rows = c.chunks_exact_mut(R * n);
     for (i, c) in rows.by_ref().enumerate() {
-        plain_rows::<G, K, W, V, R>(a, b, c, i * R * K);
+        plain_rows::<G, K, W, V, R>(a, b, steps, c, blk, i * R);
     }
     let done = X::SPEC.m / R * R;
     for (i, c) in rows.into_remainder().chunks_exact_mut(n).enumerate() {
-        plain_rows::<G, K, W, V, 1>(a, b, c, (done + i) * K);
+        plain_rows::<G, K, W, V, 1>(a, b, steps, c, blk, done + i);
     }
 }
 
-/// Instructions widened at once by a chain.
-const WIDE_CHAIN: usize = 16;
-
-/// A chain (modifiers zero): per block, inputs are widened once; if the
-/// block's inputs and accumulators pass the range checks, the plain path
-/// keeps rows of C in registers over the whole chain, otherwise every
+/// A chain (modifiers zero) on widened inputs: per block, if the inputs
+/// (`plain`) and the block's accumulators pass the range checks, the plain
+/// path keeps rows of C in registers over the whole chain, otherwise every
 /// instruction takes the exact path.
 #[inline(always)]
-fn grouped_chain_body<X: Instr, T: GroupedInput>(a: &[&[T]], b: &[&[T]], c: &mut [f32]) {
+fn grouped_chain_body<X: Instr>(
+    a: Win<'_, f32>,
+    b: Win<'_, f32>,
+    steps: usize,
+    plain: bool,
+    c: &mut [f32],
+) {
     let s = X::SPEC;
-    let (a_len, b_len) = (s.m * s.k, s.k * s.n);
-    let mut wa = [[0.0f32; MAX_BLOCK]; WIDE_CHAIN];
-    let mut wb = [[0.0f32; MAX_BLOCK]; WIDE_CHAIN];
-    for (a, b) in a.chunks(WIDE_CHAIN).zip(b.chunks(WIDE_CHAIN)) {
-        let len = a.len();
-        for (blk, c) in c.chunks_exact_mut(s.m * s.n).enumerate() {
-            let mut plain = c.iter().fold(true, |ok, &x| ok & acc_ok(x));
-            for t in 0..len {
-                let wa = widen(&a[t][blk * a_len..][..a_len], &mut wa[t]);
-                let wb = widen(&b[t][blk * b_len..][..b_len], &mut wb[t]);
-                plain &= wa.iter().chain(wb).fold(true, |ok, &x| ok & input_ok(x));
+    for (blk, c) in c.chunks_exact_mut(s.m * s.n).enumerate() {
+        let plain = plain && c.iter().fold(true, |ok, &x| ok & acc_ok(x));
+        let exact = |c: &mut [f32]| {
+            for t in 0..steps {
+                exact_step::<X>(a, b, t, blk, c);
             }
-            let (wa, wb) = (&wa[..len], &wb[..len]);
-            if !plain {
-                for (wa, wb) in wa.iter().zip(wb) {
-                    exact_block::<X>(&wa[..a_len], &wb[..b_len], c);
-                }
-                continue;
-            }
-            match (s.n, s.k, const { group_of::<X>() }) {
-                (32, 2, 2) => plain_block::<X, 2, 2, 8, 4, 2>(wa, wb, c),
-                (32, 4, 2) => plain_block::<X, 2, 4, 8, 4, 2>(wa, wb, c),
-                (16, 2, 2) => plain_block::<X, 2, 2, 8, 2, 4>(wa, wb, c),
-                (16, 8, 2) => plain_block::<X, 2, 8, 8, 2, 4>(wa, wb, c),
-                (4, 2, 2) => plain_block::<X, 2, 2, 4, 1, 4>(wa, wb, c),
-                (32, 4, 4) => plain_block::<X, 4, 4, 8, 4, 2>(wa, wb, c),
-                (32, 8, 4) => plain_block::<X, 4, 8, 8, 4, 2>(wa, wb, c),
-                (16, 4, 4) => plain_block::<X, 4, 4, 8, 2, 4>(wa, wb, c),
-                (16, 16, 4) => plain_block::<X, 4, 16, 8, 2, 4>(wa, wb, c),
-                (4, 4, 4) => plain_block::<X, 4, 4, 4, 1, 4>(wa, wb, c),
-                _ => {
-                    for (wa, wb) in wa.iter().zip(wb) {
-                        exact_block::<X>(&wa[..a_len], &wb[..b_len], c);
-                    }
-                }
-            }
+        };
+        if !plain {
+            exact(c);
+            continue;
+        }
+        match (s.n, s.k, const { group_of::<X>() }) {
+            (32, 2, 2) => plain_block::<X, 2, 2, 8, 4, 2>(a, b, steps, c, blk),
+            (32, 4, 2) => plain_block::<X, 2, 4, 8, 4, 1>(a, b, steps, c, blk),
+            (16, 2, 2) => plain_block::<X, 2, 2, 8, 2, 4>(a, b, steps, c, blk),
+            (16, 8, 2) => plain_block::<X, 2, 8, 8, 2, 4>(a, b, steps, c, blk),
+            (4, 2, 2) => plain_block::<X, 2, 2, 4, 1, 4>(a, b, steps, c, blk),
+            (32, 4, 4) => plain_block::<X, 4, 4, 8, 4, 2>(a, b, steps, c, blk),
+            (32, 8, 4) => plain_block::<X, 4, 8, 8, 4, 1>(a, b, steps, c, blk),
+            (16, 4, 4) => plain_block::<X, 4, 4, 8, 2, 4>(a, b, steps, c, blk),
+            (16, 16, 4) => plain_block::<X, 4, 16, 8, 2, 4>(a, b, steps, c, blk),
+            (4, 4, 4) => plain_block::<X, 4, 4, 4, 1, 4>(a, b, steps, c, blk),
+            _ => exact(c),
         }
     }
 }
 
 multiversion! {
-    fn grouped_chain<X: Instr, T: GroupedInput>(a: &[&[T]], b: &[&[T]], c: &mut [f32]) => grouped_chain_body
+    fn grouped_chain<X: Instr>(a: Win<'_, f32>, b: Win<'_, f32>, steps: usize, plain: bool, c: &mut [f32]) => grouped_chain_body
 }
 
-impl Kernel<f32> for f16 {
-    fn run<X: Instr>(m: Modifiers, a: &[f16], b: &[f16], c: &mut [f32]) {
-        grouped::<X, f16>(m, a, b, c)
-    }
+macro_rules! grouped_kernel {
+    ($t:ty) => {
+        impl Kernel<f32> for $t {
+            type Wide = f32;
 
-    fn chain<X: Instr>(a: &[&[f16]], b: &[&[f16]], c: &mut [f32]) {
-        grouped_chain::<X, f16>(a, b, c)
-    }
+            #[inline(always)]
+            fn widen(self) -> f32 {
+                self.to_f32_flushed()
+            }
+
+            #[inline(always)]
+            fn plain(w: f32) -> bool {
+                input_ok(w)
+            }
+
+            fn run<X: Instr>(m: Modifiers, a: &[$t], b: &[$t], c: &mut [f32]) {
+                grouped::<X, $t>(m, a, b, c)
+            }
+
+            fn chain_wide<X: Instr>(
+                a: Win<'_, f32>,
+                b: Win<'_, f32>,
+                steps: usize,
+                plain: bool,
+                c: &mut [f32],
+            ) {
+                grouped_chain::<X>(a, b, steps, plain, c)
+            }
+        }
+    };
 }
 
-impl Kernel<f32> for bf16 {
-    fn run<X: Instr>(m: Modifiers, a: &[bf16], b: &[bf16], c: &mut [f32]) {
-        grouped::<X, bf16>(m, a, b, c)
-    }
-
-    fn chain<X: Instr>(a: &[&[bf16]], b: &[&[bf16]], c: &mut [f32]) {
-        grouped_chain::<X, bf16>(a, b, c)
-    }
-}
+grouped_kernel!(f16);
+grouped_kernel!(bf16);
 
 #[cfg(test)]
 mod tests {

@@ -14,13 +14,105 @@ mod cpu;
 mod float;
 mod grouped;
 mod int;
+mod panel;
+
+pub use panel::{execute_chain_panels, Panel, PanelA, PanelB};
 
 use crate::fragment::{Acc, FragA, FragB};
 use crate::instr::Instr;
+use cpu::multiversion;
 use mfma_spec::{source, Modifiers, Operand};
 
+/// Where the operands of a chain of instructions lie: element `(blk, r, c)`
+/// of step `t` is `data[t·step + blk·block + r·row + c]`.
+///
+/// A slice of fragments is one such window (`step` = the fragment's size,
+/// `block` = one block's matrix, `row` = its columns), and so is a strip
+/// of a packed matrix ([`Panel`]): kernels read both without copying.
+#[derive(Clone, Copy, Debug)]
+pub struct Win<'a, W> {
+    data: &'a [W],
+    step: usize,
+    block: usize,
+    row: usize,
+}
+
+impl<'a, W> Win<'a, W> {
+    /// A window of `steps` steps of `blocks` blocks of `rows × cols`.
+    ///
+    /// # Panics
+    /// If the last element of the window lies past the end of `data`:
+    /// kernels index inside a checked window only.
+    #[inline]
+    pub(crate) fn new(
+        data: &'a [W],
+        [step, block, row]: [usize; 3],
+        [steps, blocks, rows, cols]: [usize; 4],
+    ) -> Self {
+        if steps > 0 && blocks > 0 && rows > 0 && cols > 0 {
+            let last = (steps - 1) * step + (blocks - 1) * block + (rows - 1) * row + cols - 1;
+            assert!(last < data.len(), "window past the end of its data");
+        }
+        Win {
+            data,
+            step,
+            block,
+            row,
+        }
+    }
+
+    /// Row `r` of block `blk` of step `t`, `len` elements long.
+    #[inline(always)]
+    fn row(&self, t: usize, blk: usize, r: usize, len: usize) -> &'a [W] {
+        &self.data[t * self.step + blk * self.block + r * self.row..][..len]
+    }
+
+    /// How to walk a chain of `steps` steps of `k` over windows `a` (A,
+    /// `M × k` per step) and `b` (B, `k × N` per step): `(runs, len)` such
+    /// that run `t` covers `len` consecutive k, A's rows being
+    /// `a.row(t, blk, i, len)` and B's `b.row(t, blk, kk, n)` for
+    /// `kk < len`. Panels continue from one step to the next (one run of
+    /// `steps·k`, walked without a per-step restart); fragments do not
+    /// (`steps` runs of `k`).
+    #[inline(always)]
+    fn runs(a: &Self, b: &Self, k: usize, steps: usize) -> (usize, usize) {
+        if a.step == k && b.step == k * b.row {
+            (usize::from(steps > 0), steps * k)
+        } else {
+            (steps, k)
+        }
+    }
+
+    /// Rows `r..r + R` of block `blk` of step `t`, `len` elements each.
+    #[inline(always)]
+    fn rows<const R: usize>(&self, t: usize, blk: usize, r: usize, len: usize) -> [&'a [W]; R] {
+        // A loop, not `array::from_fn`: its closure is not always inlined
+        // into the AVX2 copy of a kernel.
+        let mut out: [&'a [W]; R] = [&[]; R];
+        for (i, out) in out.iter_mut().enumerate() {
+            *out = self.row(t, blk, r + i, len);
+        }
+        out
+    }
+}
+
 /// The arithmetic of one family, for inputs of type `Self` and accumulator `C`.
-pub trait Kernel<C>: Sized {
+pub trait Kernel<C>: Copy + Sized {
+    /// The form the family computes its inputs in: the type itself for
+    /// f32 and f64, f32 (widened exactly, inputs flushed) for f16 and bf16,
+    /// i16 for i8.
+    type Wide: Copy + Default + Send + Sync + 'static;
+
+    /// One input in computing form.
+    fn widen(self) -> Self::Wide;
+
+    /// Whether a widened input allows the family's fast path (every input
+    /// must, see `grouped`); always for families without one.
+    #[inline(always)]
+    fn plain(_w: Self::Wide) -> bool {
+        true
+    }
+
     /// `c[blk] = a[src(blk)] · b[blk] + c[blk]` for every block `blk` of
     /// builtin `X`, where `src` is the cbsz/abid routing of `m` (its blgp is
     /// ignored: `b` must already be routed). All operands are in matrix
@@ -28,38 +120,101 @@ pub trait Kernel<C>: Sized {
     /// `[blocks][M][N]`, with the extents of `X::SPEC`.
     fn run<X: Instr>(m: Modifiers, a: &[Self], b: &[Self], c: &mut [C]);
 
-    /// `run` with all modifiers zero for `(a[t], b[t])`, t ascending, on
-    /// the same `c`. Families override it to keep C in registers across
-    /// the chain; the result must be the loop's, bit for bit.
-    #[inline]
-    fn chain<X: Instr>(a: &[&[Self]], b: &[&[Self]], c: &mut [C]) {
-        for (a, b) in a.iter().zip(b) {
-            Self::run::<X>(Modifiers::NONE, a, b, c);
+    /// `run` with all modifiers zero for steps `t = 0..steps` ascending, on
+    /// the same `c`, the operands being windows of widened inputs.
+    /// `plain`: every input of the chain passed [`plain`](Kernel::plain).
+    /// Families keep C in registers across the chain; the result must be
+    /// the loop's, bit for bit.
+    fn chain_wide<X: Instr>(
+        a: Win<'_, Self::Wide>,
+        b: Win<'_, Self::Wide>,
+        steps: usize,
+        plain: bool,
+        c: &mut [C],
+    );
+
+    /// [`chain_wide`](Kernel::chain_wide) on operands not yet widened:
+    /// widens them, `CHAIN` steps at a time.
+    #[inline(always)]
+    fn chain<X: Instr>(a: Win<'_, Self>, b: Win<'_, Self>, steps: usize, c: &mut [C]) {
+        let s = X::SPEC;
+        let mut wa = [[Self::Wide::default(); MAX_FRAGMENT]; CHAIN];
+        let mut wb = [[Self::Wide::default(); MAX_FRAGMENT]; CHAIN];
+        let mut first = 0;
+        while first < steps {
+            let len = (steps - first).min(CHAIN);
+            let mut plain = true;
+            for t in 0..len {
+                for blk in 0..s.blocks {
+                    let to = &mut wa[t][blk * s.m * s.k..];
+                    for i in 0..s.m {
+                        let row = a.row(first + t, blk, i, s.k);
+                        plain &= widen_run::<C, Self>(row, &mut to[i * s.k..][..s.k]);
+                    }
+                    let to = &mut wb[t][blk * s.k * s.n..];
+                    for kk in 0..s.k {
+                        let row = b.row(first + t, blk, kk, s.n);
+                        plain &= widen_run::<C, Self>(row, &mut to[kk * s.n..][..s.n]);
+                    }
+                }
+            }
+            let shape = |rows, cols| [len, s.blocks, rows, cols];
+            let wa = Win::new(
+                wa.as_flattened(),
+                [MAX_FRAGMENT, s.m * s.k, s.k],
+                shape(s.m, s.k),
+            );
+            let wb = Win::new(
+                wb.as_flattened(),
+                [MAX_FRAGMENT, s.k * s.n, s.n],
+                shape(s.k, s.n),
+            );
+            Self::chain_wide::<X>(wa, wb, len, plain, c);
+            first += len;
         }
     }
 }
 
-/// Instructions handed to a kernel's `chain` at once: enough to amortise
+/// Widens `from` into `to` (as far as the shorter reaches); returns whether
+/// every widened value passed [`Kernel::plain`].
+#[inline(always)]
+fn widen_run_body<C: Sized, T: Kernel<C>>(from: &[T], to: &mut [T::Wide]) -> bool {
+    let mut plain = true;
+    for (w, &x) in to.iter_mut().zip(from) {
+        *w = x.widen();
+        plain &= T::plain(*w);
+    }
+    plain
+}
+
+multiversion! {
+    pub(crate) fn widen_run<C: Sized, T: Kernel<C>>(from: &[T], to: &mut [T::Wide]) -> bool => widen_run_body
+}
+
+/// Instructions widened at once by [`Kernel::chain`]: enough to amortise
 /// the accumulator's loads and stores, small enough for the stack.
 const CHAIN: usize = 16;
 
+/// The most elements an A or B fragment holds (64 lanes × 4 items).
+pub(crate) const MAX_FRAGMENT: usize = 256;
+
 /// [`Kernel::chain`] over fragments, all modifiers zero.
 pub(crate) fn run_chain<X: Instr>(a: &[FragA<X>], b: &[FragB<X>], c: &mut Acc<X>) {
-    let mut a_regs: [&[X::In]; CHAIN] = [&[]; CHAIN];
-    let mut b_regs: [&[X::In]; CHAIN] = [&[]; CHAIN];
-    for (a, b) in a.chunks(CHAIN).zip(b.chunks(CHAIN)) {
-        for (slot, f) in a_regs.iter_mut().zip(a) {
-            *slot = f.regs().as_ref();
-        }
-        for (slot, f) in b_regs.iter_mut().zip(b) {
-            *slot = f.regs().as_ref();
-        }
-        X::In::chain::<X>(
-            &a_regs[..a.len()],
-            &b_regs[..b.len()],
-            c.regs_mut().as_mut(),
-        );
-    }
+    let s = X::SPEC;
+    let len = FragA::<X>::LAYOUT.elements();
+    let steps = a.len().min(b.len());
+    let a = Win::new(flat(a), [len, s.m * s.k, s.k], [steps, s.blocks, s.m, s.k]);
+    let b = Win::new(flat(b), [len, s.k * s.n, s.n], [steps, s.blocks, s.k, s.n]);
+    X::In::chain::<X>(a, b, steps, c.regs_mut().as_mut());
+}
+
+/// The elements of consecutive fragments, as one slice.
+#[inline(always)]
+fn flat<X: Instr, O: crate::fragment::Operand>(f: &[crate::Fragment<X, O>]) -> &[O::Elem<X>] {
+    let len = crate::Fragment::<X, O>::LAYOUT.elements();
+    // SAFETY: a fragment is `repr(transparent)` over an array of `len`
+    // elements, so a slice of them is `f.len() * len` contiguous elements.
+    unsafe { core::slice::from_raw_parts(f.as_ptr().cast(), f.len() * len) }
 }
 
 /// Applies blgp, then the family's kernel.
@@ -272,6 +427,92 @@ mod tests {
             for (inputs, acc) in cases {
                 crate::cdna2::visit(x.name, ChainIsTheLoop { inputs, acc }).unwrap();
             }
+        }
+    }
+
+    /// Runs random chains of builtin `X` out of panels, from a row and
+    /// column inside them, and through fragments built element by element
+    /// from the same matrices: same bits.
+    struct PanelsAreTheLoop {
+        inputs: Source,
+        acc: Source,
+    }
+    impl Visit for PanelsAreTheLoop {
+        type Output = ();
+        fn visit<X: Instr>(self) {
+            use super::{execute_chain_panels, PanelA, PanelB};
+            let s = X::SPEC;
+            let mut rng = Bits(0x5851_f42d_4c95_7f2d ^ s.name.len() as u64);
+            let (mut pa, mut pb) = (PanelA::<X>::new(), PanelB::<X>::new());
+            for steps in [1, 2, 5, 16] {
+                // A margin of rows and columns around the fragments, and
+                // columns of K past the chain, which it must not read.
+                let (row, col) = (1 + rng.next() as usize % 3, 2 + rng.next() as usize % 5);
+                let (rows, cols, k) = (row + s.blocks * s.m + 2, col + s.n + 3, steps * s.k + 1);
+                let a: std::vec::Vec<X::In> =
+                    (0..rows * k).map(|_| rng.from(self.inputs)).collect();
+                let b: std::vec::Vec<X::In> =
+                    (0..k * cols).map(|_| rng.from(self.inputs)).collect();
+                if steps % 2 == 0 {
+                    pa.fill_rows(rows, k, |r| &a[r * k..][..k]);
+                    pb.fill_rows(k, cols, |r| &b[r * cols..][..cols]);
+                } else {
+                    pa.fill_with(rows, k, |r, c| a[r * k + c]);
+                    pb.fill_with(k, cols, |r, c| b[r * cols + c]);
+                }
+                let c = Acc::<X>::from_fn(|_, _, _| rng.from(self.acc));
+                let mut packed = c;
+                execute_chain_panels(&pa, row, &pb, col, steps, &mut packed);
+                let mut looped = c;
+                for t in 0..steps {
+                    let fa = FragA::<X>::from_fn(|blk, i, kk| {
+                        a[(row + blk * s.m + i) * k + t * s.k + kk]
+                    });
+                    let fb = FragB::<X>::from_fn(|_, kk, j| b[(t * s.k + kk) * cols + col + j]);
+                    crate::execute_into::<X, 0, 0, 0>(&fa, &fb, &mut looped);
+                }
+                assert_same_bits(&packed, &looped, &std::format!("{steps} steps from panels"));
+            }
+        }
+    }
+
+    /// Panels agree with fragments on the same cases as chains.
+    #[test]
+    fn a_chain_out_of_panels_is_the_loop_of_its_instructions() {
+        use Source::*;
+        let cases = [
+            (Mixed, Mixed),
+            (Scaled(-20, 20), Scaled(-20, 20)),
+            (Scaled(-56, -48), Scaled(-130, -98)),
+            (Scaled(58, 66), Scaled(120, 127)),
+        ];
+        for x in mfma_spec::cdna2::BUILTINS {
+            for (inputs, acc) in cases {
+                crate::cdna2::visit(x.name, PanelsAreTheLoop { inputs, acc }).unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn a_panel_too_small_for_the_chain_is_refused() {
+        type X = crate::mfma!(f32_32x32x2f32);
+        let (mut a, mut b) = (super::PanelA::<X>::new(), super::PanelB::<X>::new());
+        a.fill_with(32, 4, |_, _| 1.0);
+        b.fill_with(4, 32, |_, _| 1.0);
+        let mut c = Acc::<X>::zero();
+        super::execute_chain_panels(&a, 0, &b, 0, 2, &mut c);
+        assert_eq!(c.get(0, 31, 31), 4.0);
+        let three_steps = std::panic::catch_unwind(move || {
+            super::execute_chain_panels(&a, 0, &b, 0, 3, &mut c);
+        });
+        assert!(three_steps.is_err());
+    }
+
+    #[test]
+    fn every_fragment_fits_the_widening_buffers() {
+        for x in mfma_spec::cdna2::BUILTINS {
+            assert!(x.blocks * x.m * x.k <= super::MAX_FRAGMENT, "{}", x.name);
+            assert!(x.blocks * x.k * x.n <= super::MAX_FRAGMENT, "{}", x.name);
         }
     }
 

@@ -1,0 +1,213 @@
+//! Packed strips of a larger matrix, for chains of instructions that read
+//! them in place: what a GEMM stages once per workgroup and K strip.
+//!
+//! A wave of a tiled GEMM runs a chain of instructions over each K strip,
+//! and every wave of a workgroup reads the same strips. Building fragments
+//! for each instruction copies every element once per wave and instruction;
+//! a panel holds the strip once, in the form the software kernels compute
+//! in (f16/bf16 already widened and flushed, with the fast-path range check
+//! already done), and [`execute_chain_panels`] reads fragment after fragment
+//! straight out of it.
+
+use super::{Kernel, Win};
+use crate::fragment::{Acc, Operand, A, B};
+use crate::instr::Instr;
+use core::marker::PhantomData;
+use std::vec::Vec;
+
+/// Inputs of builtin `X` in computing form.
+type Wide<X> = <<X as Instr>::In as Kernel<<X as Instr>::Out>>::Wide;
+
+/// A row-major `rows × cols` strip of operand `O` of builtin `X`: for
+/// [`PanelA`] rows run along M and columns along K, for [`PanelB`] rows
+/// run along K and columns along N. Refilling reuses the allocation.
+///
+/// ```
+/// use mfma_core::soft::{execute_chain_panels, PanelA, PanelB};
+/// use mfma_core::{execute_into, mfma, Acc, FragA, FragB};
+/// type X = mfma!(f32_32x32x8f16);
+/// let (m, n, k) = (32, 32, 16); // two steps of K = 8
+/// let h = |x: usize| half::f16::from_f32((x % 13) as f32 - 6.0);
+/// let a: Vec<_> = (0..m * k).map(h).collect();
+/// let b: Vec<_> = (0..k * n).map(|x| h(x / 3)).collect();
+///
+/// let (mut pa, mut pb) = (PanelA::<X>::new(), PanelB::<X>::new());
+/// pa.fill_rows(m, k, |r| &a[r * k..][..k]);
+/// pb.fill_rows(k, n, |r| &b[r * n..][..n]);
+/// let mut packed = Acc::<X>::zero();
+/// execute_chain_panels(&pa, 0, &pb, 0, 2, &mut packed);
+///
+/// let mut looped = Acc::<X>::zero();
+/// for t in 0..2 {
+///     let fa = FragA::<X>::from_fn(|_, i, kk| a[i * k + t * 8 + kk]);
+///     let fb = FragB::<X>::from_fn(|_, kk, j| b[(t * 8 + kk) * n + j]);
+///     execute_into::<X, 0, 0, 0>(&fa, &fb, &mut looped);
+/// }
+/// assert_eq!(packed, looped);
+/// ```
+pub struct Panel<X: Instr, O: Operand> {
+    data: Vec<Wide<X>>,
+    rows: usize,
+    cols: usize,
+    /// Every element passed the family's fast-path range check.
+    plain: bool,
+    _m: PhantomData<O>,
+}
+
+/// A strip of A: `rows` along M, `cols` along K.
+pub type PanelA<X> = Panel<X, A>;
+/// A strip of B: `rows` along K, `cols` along N.
+pub type PanelB<X> = Panel<X, B>;
+
+impl<X: Instr, O: Operand> Default for Panel<X, O> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<X: Instr, O: Operand> core::fmt::Debug for Panel<X, O> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Panel")
+            .field("builtin", &X::SPEC.name)
+            .field("operand", &O::OPERAND)
+            .field("rows", &self.rows)
+            .field("cols", &self.cols)
+            .finish()
+    }
+}
+
+impl<X: Instr, O: Operand> Panel<X, O> {
+    /// An empty panel (no allocation until filled).
+    pub fn new() -> Self {
+        Panel {
+            data: Vec::new(),
+            rows: 0,
+            cols: 0,
+            plain: true,
+            _m: PhantomData,
+        }
+    }
+
+    /// Rows of the strip.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Columns of the strip.
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
+    /// Refills the panel with `rows × cols` elements, row `r` from the
+    /// slice `row(r)`: a slice shorter than `cols` (down to empty, past a
+    /// matrix edge) is padded with zeros, a longer one is cut.
+    pub fn fill_rows<'s>(
+        &mut self,
+        rows: usize,
+        cols: usize,
+        mut row: impl FnMut(usize) -> &'s [X::In],
+    ) {
+        self.reset(rows, cols);
+        let mut plain = true;
+        for (r, to) in self.data.chunks_exact_mut(cols.max(1)).enumerate() {
+            plain &= super::widen_run::<X::Out, X::In>(row(r), to);
+        }
+        self.plain = plain;
+    }
+
+    /// Refills the panel with `rows × cols` elements `f(r, c)`.
+    ///
+    /// ```
+    /// use mfma_core::{mfma, soft::PanelB};
+    /// type X = mfma!(i32_32x32x8i8);
+    /// let mut b = PanelB::<X>::new();
+    /// b.fill_with(8, 32, |k, j| (k as i8) - (j as i8));
+    /// assert_eq!((b.rows(), b.cols()), (8, 32));
+    /// ```
+    pub fn fill_with(
+        &mut self,
+        rows: usize,
+        cols: usize,
+        mut f: impl FnMut(usize, usize) -> X::In,
+    ) {
+        self.reset(rows, cols);
+        let mut plain = true;
+        for (r, to) in self.data.chunks_exact_mut(cols.max(1)).enumerate() {
+            for (c, w) in to.iter_mut().enumerate() {
+                *w = f(r, c).widen();
+                plain &= X::In::plain(*w);
+            }
+        }
+        self.plain = plain;
+    }
+
+    /// `rows × cols` zeros, reusing the allocation.
+    fn reset(&mut self, rows: usize, cols: usize) {
+        self.data.clear();
+        self.data.resize(rows * cols, Wide::<X>::default());
+        (self.rows, self.cols) = (rows, cols);
+    }
+}
+
+/// A chain of `steps` instructions of `X` (modifiers zero) on fragments
+/// read out of panels: `for t in 0..steps { execute_into(&a_t, &b_t, c) }`
+/// with
+///
+/// * `a_t(blk, i, k) = a[a_row + blk·M + i][t·K + k]`: a multi-block
+///   builtin's blocks stacked down the rows of A,
+/// * `b_t(blk, k, j) = b[t·K + k][b_col + j]`: the same B for every block,
+///
+/// which is how a wave computes its `blocks·M × N` tile of a GEMM. The
+/// result is that loop's, bit for bit (see [`Panel`] for an example).
+///
+/// # Panics
+/// If a fragment would reach past a panel: `a` needs rows up to
+/// `a_row + blocks·M` and `steps·K` columns, `b` needs `steps·K` rows and
+/// columns up to `b_col + N`.
+pub fn execute_chain_panels<X: Instr>(
+    a: &PanelA<X>,
+    a_row: usize,
+    b: &PanelB<X>,
+    b_col: usize,
+    steps: usize,
+    c: &mut Acc<X>,
+) {
+    let s = X::SPEC;
+    let k = steps * s.k;
+    assert!(
+        a_row + s.blocks * s.m <= a.rows && k <= a.cols,
+        "{}: {steps} steps from row {a_row} need a {}x{k} A panel, not {}x{}",
+        s.name,
+        a_row + s.blocks * s.m,
+        a.rows,
+        a.cols
+    );
+    assert!(
+        k <= b.rows && b_col + s.n <= b.cols,
+        "{}: {steps} steps from column {b_col} need a {k}x{} B panel, not {}x{}",
+        s.name,
+        b_col + s.n,
+        b.rows,
+        b.cols
+    );
+    if steps == 0 {
+        return;
+    }
+    let a_win = Win::new(
+        &a.data[a_row * a.cols..],
+        [s.k, s.m * a.cols, a.cols],
+        [steps, s.blocks, s.m, s.k],
+    );
+    let b_win = Win::new(
+        &b.data[b_col..],
+        [s.k * b.cols, 0, b.cols],
+        [steps, s.blocks, s.k, s.n],
+    );
+    X::In::chain_wide::<X>(
+        a_win,
+        b_win,
+        steps,
+        a.plain && b.plain,
+        c.regs_mut().as_mut(),
+    );
+}
