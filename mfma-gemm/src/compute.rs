@@ -70,6 +70,44 @@ pub trait ComputePolicy {
             ki += Self::K_STEP;
         }
     }
+    /// What a workgroup stages once per K tile for all its workers, when
+    /// the host runs them together (see
+    /// [`gemm_workgroup`](crate::gemm_workgroup)): the host's counterpart of
+    /// a layout in LDS chosen for the policy's loads.
+    #[cfg(not(target_arch = "amdgpu"))]
+    type Staged: Default;
+    /// Host: prepares `staged` from one K tile (`k_len` columns of it are
+    /// inside the matrix) for every worker of the workgroup. The default
+    /// stages nothing.
+    #[cfg(not(target_arch = "amdgpu"))]
+    #[inline]
+    fn stage(
+        staged: &mut Self::Staged,
+        tile_a: &Tile<'_, Self::Elem>,
+        tile_b_t: &Tile<'_, Self::Elem>,
+        k_len: usize,
+    ) {
+        let _ = (staged, tile_a, tile_b_t, k_len);
+    }
+    /// Host: one worker's [`mma_k_tile`](ComputePolicy::mma_k_tile), which
+    /// may read what [`stage`](ComputePolicy::stage) prepared instead of the
+    /// tiles; the result must be the same, bit for bit. The default is
+    /// `mma_k_tile` on the tiles.
+    #[cfg(not(target_arch = "amdgpu"))]
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn mma_staged(
+        acc: &mut Self::Accumulator,
+        staged: &Self::Staged,
+        tile_a: &Tile<'_, Self::Elem>,
+        tile_b_t: &Tile<'_, Self::Elem>,
+        row: usize,
+        col: usize,
+        k_len: usize,
+    ) {
+        let _ = staged;
+        Self::mma_k_tile(acc, tile_a, tile_b_t, row, col, k_len);
+    }
     /// Writes the accumulator to the worker's tile of C (coordinates
     /// relative to the tile; the view drops what lies past the matrix edge).
     fn store_c(acc: &Self::Accumulator, c: &mut OutTile<'_, Self::Out>);

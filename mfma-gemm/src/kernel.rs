@@ -72,25 +72,11 @@ pub unsafe fn gemm_wave<T: TilePolicy, P: ComputePolicy>(
     block_y: usize,
     wave_id: usize,
 ) {
-    const {
-        assert!(
-            T::BLOCK_TILE_M % P::THREAD_TILE_M == 0 && T::BLOCK_TILE_N % P::THREAD_TILE_N == 0,
-            "the block tile must be a whole number of thread tiles"
-        );
-        assert!(
-            T::K_TILE_SIZE % P::K_STEP == 0,
-            "the K tile must be a whole number of K steps"
-        );
-    };
-    let waves_n = T::BLOCK_TILE_N / P::THREAD_TILE_N;
+    const { assert_tiling::<T, P>() };
     if wave_id >= workers_per_block::<T, P>() {
         return;
     }
-    // The tutorial's `thread_tile_offset`: workers tile the block row-major.
-    let (row, col) = (
-        (wave_id / waves_n) * P::THREAD_TILE_M,
-        (wave_id % waves_n) * P::THREAD_TILE_N,
-    );
+    let (row, col) = thread_tile_offset::<T, P>(wave_id);
     let (row0, col0) = (block_y * T::BLOCK_TILE_M, block_x * T::BLOCK_TILE_N);
     let k = problem.k();
 
@@ -103,8 +89,7 @@ pub unsafe fn gemm_wave<T: TilePolicy, P: ComputePolicy>(
         tiles.prefetch(t);
         tiles.acquire(t);
         let (tile_a, tile_b_t) = (tiles.tile_a(t), tiles.tile_b_t(t));
-        let k_len = (k - t * T::K_TILE_SIZE).min(T::K_TILE_SIZE);
-        P::mma_k_tile(&mut acc, &tile_a, &tile_b_t, row, col, k_len);
+        P::mma_k_tile(&mut acc, &tile_a, &tile_b_t, row, col, k_len::<T>(k, t));
         tiles.release(t);
     }
     // SAFETY: distinct workers own disjoint thread tiles (the const checks
@@ -113,4 +98,124 @@ pub unsafe fn gemm_wave<T: TilePolicy, P: ComputePolicy>(
     let mut c =
         unsafe { problem.out_tile(row0 + row, col0 + col, P::THREAD_TILE_M, P::THREAD_TILE_N) };
     P::store_c(&acc, &mut c);
+}
+
+/// The tutorial's `thread_tile_offset`: workers tile the block row-major.
+#[inline]
+fn thread_tile_offset<T: TilePolicy, P: ComputePolicy>(worker: usize) -> (usize, usize) {
+    let workers_n = T::BLOCK_TILE_N / P::THREAD_TILE_N;
+    (
+        (worker / workers_n) * P::THREAD_TILE_M,
+        (worker % workers_n) * P::THREAD_TILE_N,
+    )
+}
+
+/// Columns of K tile `t` inside a K extent of `k`.
+#[inline]
+fn k_len<T: TilePolicy>(k: usize, t: usize) -> usize {
+    (k - t * T::K_TILE_SIZE).min(T::K_TILE_SIZE)
+}
+
+/// What a host thread keeps from one workgroup to the next: the staged K
+/// tile and one accumulator per worker, so that running a workgroup
+/// allocates nothing once the buffers have grown.
+#[cfg(not(target_arch = "amdgpu"))]
+pub struct HostScratch<P: ComputePolicy> {
+    staged: P::Staged,
+    accs: std::vec::Vec<P::Accumulator>,
+}
+
+#[cfg(not(target_arch = "amdgpu"))]
+impl<P: ComputePolicy> Default for HostScratch<P> {
+    fn default() -> Self {
+        HostScratch {
+            staged: P::Staged::default(),
+            accs: std::vec::Vec::new(),
+        }
+    }
+}
+
+/// The whole workgroup `(block_x, block_y)` on the host, as the GPU runs
+/// it: the tile storage is set up once, and for every K tile all workers
+/// take their step between the same barriers ([`TileStorage::acquire`] and
+/// [`TileStorage::release`]), reading the tile once staged by
+/// [`ComputePolicy::stage`]. Each worker computes exactly what
+/// [`gemm_wave`] computes for it, with the same instructions in the same
+/// order; only the interleaving of the workers differs, and they share no
+/// output.
+///
+/// # Safety
+/// Calls that run concurrently on the same `problem` must be for distinct
+/// workgroups.
+///
+/// ```
+/// use mfma_gemm::{gemm_wave, gemm_workgroup, workers_per_block, GlobalTiles, HostScratch};
+/// use mfma_gemm::{MfmaPolicy, Problem};
+/// type T = GlobalTiles<64, 64, 16>;
+/// type P = MfmaPolicy<mfma_core::mfma!(f32_32x32x8bf16_1k)>;
+/// let (m, n, k) = (50, 40, 36);
+/// let x = |i: usize| half::bf16::from_f32((i % 9) as f32 - 4.0);
+/// let (a, b): (Vec<_>, Vec<_>) = ((0..m * k).map(x).collect(), (0..k * n).map(|i| x(i / 5)).collect());
+/// let (mut c1, mut c2) = (vec![0.0f32; m * n], vec![0.0f32; m * n]);
+/// let p = Problem::new(m, n, k, &a, &b, &mut c1);
+/// // SAFETY: one call at a time.
+/// unsafe { gemm_workgroup::<T, P>(&p, 0, 0, &mut HostScratch::default()) };
+/// drop(p);
+/// let p = Problem::new(m, n, k, &a, &b, &mut c2);
+/// for w in 0..workers_per_block::<T, P>() {
+///     unsafe { gemm_wave::<T, P>(&p, 0, 0, w) };
+/// }
+/// drop(p);
+/// assert_eq!(c1, c2);
+/// ```
+#[cfg(not(target_arch = "amdgpu"))]
+pub unsafe fn gemm_workgroup<T: TilePolicy, P: ComputePolicy>(
+    problem: &Problem<'_, P::Elem, P::Out>,
+    block_x: usize,
+    block_y: usize,
+    scratch: &mut HostScratch<P>,
+) {
+    const { assert_tiling::<T, P>() };
+    let (row0, col0) = (block_y * T::BLOCK_TILE_M, block_x * T::BLOCK_TILE_N);
+    let k = problem.k();
+    let mut tiles = T::prologue(
+        problem.a().sub(row0, 0, T::BLOCK_TILE_M, k),
+        problem.b_t().sub(col0, 0, T::BLOCK_TILE_N, k),
+    );
+    let HostScratch { staged, accs } = scratch;
+    accs.clear();
+    accs.extend((0..workers_per_block::<T, P>()).map(|_| P::zero()));
+    for t in 0..T::k_tiles(k) {
+        tiles.prefetch(t);
+        tiles.acquire(t);
+        let (tile_a, tile_b_t) = (tiles.tile_a(t), tiles.tile_b_t(t));
+        let k_len = k_len::<T>(k, t);
+        P::stage(staged, &tile_a, &tile_b_t, k_len);
+        for (w, acc) in accs.iter_mut().enumerate() {
+            let (row, col) = thread_tile_offset::<T, P>(w);
+            P::mma_staged(acc, staged, &tile_a, &tile_b_t, row, col, k_len);
+        }
+        tiles.release(t);
+    }
+    for (w, acc) in accs.iter().enumerate() {
+        let (row, col) = thread_tile_offset::<T, P>(w);
+        // SAFETY: the workers' thread tiles partition the block tile (the
+        // const checks above), and the caller keeps workgroups distinct.
+        let mut c =
+            unsafe { problem.out_tile(row0 + row, col0 + col, P::THREAD_TILE_M, P::THREAD_TILE_N) };
+        P::store_c(acc, &mut c);
+    }
+}
+
+/// What the kernel needs of its policies, checked at compile time: thread
+/// tiles partition the block tile, and K steps the K tile.
+const fn assert_tiling<T: TilePolicy, P: ComputePolicy>() {
+    assert!(
+        T::BLOCK_TILE_M % P::THREAD_TILE_M == 0 && T::BLOCK_TILE_N % P::THREAD_TILE_N == 0,
+        "the block tile must be a whole number of thread tiles"
+    );
+    assert!(
+        T::K_TILE_SIZE % P::K_STEP == 0,
+        "the K tile must be a whole number of K steps"
+    );
 }

@@ -1,7 +1,7 @@
 //! Running the kernel's grid on the host (the software path).
 
 use crate::compute::ComputePolicy;
-use crate::kernel::{gemm_wave, grid, workers_per_block};
+use crate::kernel::{gemm_workgroup, grid, HostScratch};
 use crate::problem::Problem;
 use crate::tile::TilePolicy;
 use core::sync::atomic::{AtomicUsize, Ordering};
@@ -11,8 +11,8 @@ pub fn available_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// `C = A·B` through the tutorial kernel: every workgroup of the grid, each
-/// running its workers one after the other, spread over `threads` host
+/// `C = A·B` through the tutorial kernel: every workgroup of the grid (see
+/// [`gemm_workgroup`](crate::gemm_workgroup)), spread over `threads` host
 /// threads. Each output is computed by exactly one worker in a fixed order,
 /// so the result does not depend on `threads` or on scheduling.
 ///
@@ -44,15 +44,15 @@ pub fn gemm<T: TilePolicy, P: ComputePolicy>(
     let (gx, gy) = grid::<T>(m, n);
     let blocks = gx * gy;
     let next = AtomicUsize::new(0);
-    let work = || loop {
-        let blk = next.fetch_add(1, Ordering::Relaxed);
-        if blk >= blocks {
-            break;
-        }
-        for w in 0..workers_per_block::<T, P>() {
-            // SAFETY: the counter hands every workgroup to exactly one thread,
-            // and that thread runs its workers one at a time.
-            unsafe { gemm_wave::<T, P>(&problem, blk % gx, blk / gx, w) };
+    let work = || {
+        let mut scratch = HostScratch::<P>::default();
+        loop {
+            let blk = next.fetch_add(1, Ordering::Relaxed);
+            if blk >= blocks {
+                break;
+            }
+            // SAFETY: the counter hands every workgroup to exactly one thread.
+            unsafe { gemm_workgroup::<T, P>(&problem, blk % gx, blk / gx, &mut scratch) };
         }
     };
     std::thread::scope(|s| {

@@ -69,6 +69,8 @@ pub use tile::{GlobalStrips, GlobalTiles, TilePolicy, TileStorage};
 pub use view::{OutTile, Tile};
 
 #[cfg(not(target_arch = "amdgpu"))]
+pub use kernel::{gemm_workgroup, HostScratch};
+#[cfg(not(target_arch = "amdgpu"))]
 pub use launch::{available_threads, gemm};
 #[cfg(not(target_arch = "amdgpu"))]
 pub use staged::{StagedBuffers, StagedTiles};

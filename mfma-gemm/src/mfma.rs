@@ -4,6 +4,8 @@ use crate::compute::ComputePolicy;
 use crate::view::{OutTile, Tile};
 use core::marker::PhantomData;
 use core::mem::MaybeUninit;
+#[cfg(not(target_arch = "amdgpu"))]
+use mfma_core::soft::{execute_chain_panels, PanelA, PanelB};
 use mfma_core::spec::{Arith, WAVE};
 use mfma_core::{execute_chain_into, execute_into, Acc, FragA, FragB, Instr};
 
@@ -114,6 +116,52 @@ impl<X: Instr> ComputePolicy for MfmaPolicy<X> {
             execute_chain_into::<X, 0, 0, 0>(a, b, acc);
             first += len;
         }
+    }
+
+    /// On the host a workgroup packs each K tile once into panels in the
+    /// software path's computing form, and every wave's chain reads its
+    /// fragments straight out of them.
+    #[cfg(not(target_arch = "amdgpu"))]
+    type Staged = (PanelA<X>, PanelB<X>);
+
+    #[cfg(not(target_arch = "amdgpu"))]
+    fn stage(
+        (a, b): &mut Self::Staged,
+        tile_a: &Tile<'_, X::In>,
+        tile_b_t: &Tile<'_, X::In>,
+        k_len: usize,
+    ) {
+        // Whole steps: past `k_len` the panels hold the tiles' zero padding.
+        let k = k_len.next_multiple_of(X::SPEC.k);
+        let rows = tile_a.rows().next_multiple_of(Self::THREAD_TILE_M);
+        let cols = tile_b_t.rows().next_multiple_of(Self::THREAD_TILE_N);
+        match tile_a.row_run(0, 0, 0) {
+            Some(_) => a.fill_rows(rows, k, |r| tile_a.row_run(r, 0, k).unwrap_or_default()),
+            None => a.fill_with(rows, k, |r, c| tile_a.get(r, c)),
+        }
+        let tile_b = tile_b_t.transposed();
+        match tile_b.row_run(0, 0, 0) {
+            Some(_) => b.fill_rows(k, cols, |r| tile_b.row_run(r, 0, cols).unwrap_or_default()),
+            None => b.fill_with(k, cols, |r, c| tile_b.get(r, c)),
+        }
+    }
+
+    #[cfg(not(target_arch = "amdgpu"))]
+    fn mma_staged(
+        acc: &mut Acc<X>,
+        (a, b): &Self::Staged,
+        _tile_a: &Tile<'_, X::In>,
+        _tile_b_t: &Tile<'_, X::In>,
+        row: usize,
+        col: usize,
+        k_len: usize,
+    ) {
+        // A worker whose tile lies wholly past the matrix edge finds no
+        // rows (or columns) staged for it, and has nothing to add.
+        if row >= a.rows() || col >= b.cols() {
+            return;
+        }
+        execute_chain_panels(a, row, b, col, k_len.div_ceil(X::SPEC.k), acc);
     }
 
     #[inline]

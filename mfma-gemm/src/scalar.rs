@@ -32,6 +32,10 @@ impl<const TM: usize, const TN: usize> ComputePolicy for ScalarFmaPolicy<TM, TN>
     const K_STEP: usize = 1;
     const ARITH: Arith = Arith::ChainedFma;
 
+    // A thread's loads are a few scalars: nothing worth staging.
+    #[cfg(not(target_arch = "amdgpu"))]
+    type Staged = ();
+
     #[inline]
     fn zero() -> Self::Accumulator {
         [[0.0; TN]; TM]

@@ -212,6 +212,29 @@ impl<'a, E: Element> Tile<'a, E> {
         }
     }
 
+    /// Row `r` from column `c0` on, at most `len` elements, clipped to the
+    /// view (empty past an edge), if the view's rows are contiguous.
+    ///
+    /// ```
+    /// use mfma_gemm::Tile;
+    /// let m = [1, 2, 3, 4, 5, 6]; // 2 × 3
+    /// let a = Tile::row_major(&m, 2, 3);
+    /// assert_eq!(a.row_run(1, 1, 8), Some(&[5, 6][..]));
+    /// assert_eq!(a.row_run(2, 0, 8), Some(&[][..])); // past the last row
+    /// assert_eq!(a.transposed().row_run(0, 0, 2), None); // strided
+    /// ```
+    #[inline]
+    pub fn row_run(&self, r: usize, c0: usize, len: usize) -> Option<&'a [E]> {
+        if self.col_stride != 1 {
+            return None;
+        }
+        if r >= self.rows || c0 >= self.cols {
+            return Some(&[]);
+        }
+        let len = len.min(self.cols - c0);
+        Some(&self.data[r * self.row_stride + c0..][..len])
+    }
+
     /// The `rows × cols` sub-view starting at `(r0, c0)`, clipped to this
     /// view (possibly empty): reads past its edge stay zero.
     #[inline]

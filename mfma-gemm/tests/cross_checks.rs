@@ -108,3 +108,51 @@ fn accumulator_reenters_each_instruction_as_a_flushed_c() {
     let first: Vec<f32> = reference::gemm(P::ARITH, P::K_STEP, m, n, 8, &a[..8], &b[..8]);
     assert_eq!(first[0].to_bits(), (-0.0f32).to_bits());
 }
+
+/// The host runs a workgroup's waves together, staging each K tile once
+/// into panels (`gemm_workgroup`, behind `gemm`); the GPU runs each
+/// wave on its own (`gemm_wave`), building fragments element by element.
+/// For every builtin, on ragged shapes and on inputs that keep the f16/bf16
+/// fast path off in some K tiles (huge and tiny values), both give the same bits.
+#[test]
+fn the_host_workgroup_runner_equals_the_wave_by_wave_kernel() {
+    use mfma_core::{Instr, Visit};
+    use mfma_gemm::{gemm_wave, workers_per_block, Problem};
+    struct Check;
+    impl Visit for Check {
+        type Output = ();
+        fn visit<X: Instr>(self) {
+            type T = GlobalTiles<64, 64, 16>;
+            type P<X> = MfmaPolicy<X>;
+            let (m, n, k) = (70, 45, 37);
+            let mut a = random::matrix::<X::In>(m * k, 7);
+            let b = random::matrix::<X::In>(k * n, 8);
+            // Outside the fast path's range: 2^100 and 2^-60 in bf16 (and
+            // f32), an infinity in f16.
+            for (at, bits) in [(5 * k + 20, 0x7180_0000u64), (60 * k + 3, 0x2180_0000)] {
+                a[at] = match X::In::TYPE {
+                    mfma_core::spec::ElemType::Bf16 => X::In::from_bits_u64(bits >> 16),
+                    mfma_core::spec::ElemType::F32 => X::In::from_bits_u64(bits),
+                    mfma_core::spec::ElemType::F16 => X::In::from_bits_u64(0x7c00),
+                    _ => a[at],
+                };
+            }
+            let host = run::<T, P<X>>((m, n, k), &a, &b, 2);
+            let mut waves = vec![X::Out::ZERO; m * n];
+            {
+                let p = Problem::new(m, n, k, &a, &b, &mut waves);
+                let (gx, gy) = mfma_gemm::grid::<T>(m, n);
+                for blk in 0..gx * gy {
+                    for w in 0..workers_per_block::<T, P<X>>() {
+                        // SAFETY: one call at a time.
+                        unsafe { gemm_wave::<T, P<X>>(&p, blk % gx, blk / gx, w) };
+                    }
+                }
+            }
+            assert_same(X::SPEC.name, n, &host, &waves);
+        }
+    }
+    for x in mfma_core::spec::cdna2::BUILTINS {
+        mfma_core::cdna2::visit(x.name, Check).unwrap();
+    }
+}
