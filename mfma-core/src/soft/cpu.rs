@@ -29,6 +29,25 @@ pub(crate) fn has_avx2_fma() -> bool {
     }
 }
 
+/// Whether the running CPU has AVX2, FMA and F16C; detected on first use.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn has_avx2_fma_f16c() -> bool {
+    use core::sync::atomic::{AtomicU8, Ordering};
+    static STATE: AtomicU8 = AtomicU8::new(0);
+    if !has_avx2_fma() {
+        return false;
+    }
+    match STATE.load(Ordering::Relaxed) {
+        0 => {
+            let yes = std::is_x86_feature_detected!("f16c");
+            STATE.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
+            yes
+        }
+        s => s == 2,
+    }
+}
+
 #[cfg(test)]
 std::thread_local! {
     /// Lets a unit test run the portable copies on a CPU that has AVX2+FMA.

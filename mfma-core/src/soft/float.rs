@@ -6,7 +6,7 @@ use crate::instr::Instr;
 use mfma_spec::Modifiers;
 
 /// IEEE fusedMultiplyAdd of the element type.
-trait Fma: Copy {
+trait Fma: Copy + Default {
     fn fma(self, b: Self, c: Self) -> Self;
 }
 
@@ -75,29 +75,45 @@ impl<T: Fma, const W: usize> Lanes<T, W> {
 /// instruction's k run over them in order. Each output sees the same fmas
 /// in the same order as in the instruction-by-instruction loop.
 #[inline(always)]
-fn fma_chain<X: Instr, T: Fma, const K: usize, const W: usize, const V: usize, const R: usize>(
+fn fma_chain<
+    X: Instr,
+    T: Fma,
+    const N: usize,
+    const K: usize,
+    const W: usize,
+    const V: usize,
+    const R: usize,
+>(
     a: Win<'_, T>,
     b: Win<'_, T>,
     steps: usize,
     c: &mut [T],
 ) {
-    let (m, n) = (X::SPEC.m, V * W);
+    const { assert!(N == V * W) };
+    let (m, n) = (X::SPEC.m, N);
     debug_assert!(X::SPEC.n == n && X::SPEC.k == K);
     for (blk, c) in c.chunks_exact_mut(m * n).enumerate() {
         let mut rows = c.chunks_exact_mut(R * n);
         for (i, c) in rows.by_ref().enumerate() {
-            fma_rows::<T, K, W, V, R>(a, b, steps, c, blk, i * R);
+            fma_rows::<T, N, K, W, V, R>(a, b, steps, c, blk, i * R);
         }
         let done = m / R * R;
         for (i, c) in rows.into_remainder().chunks_exact_mut(n).enumerate() {
-            fma_rows::<T, K, W, V, 1>(a, b, steps, c, blk, done + i);
+            fma_rows::<T, N, K, W, V, 1>(a, b, steps, c, blk, done + i);
         }
     }
 }
 
 /// `R` rows of block `blk` of C (`c`, from row `row`) through the chain.
 #[inline(always)]
-fn fma_rows<T: Fma, const K: usize, const W: usize, const V: usize, const R: usize>(
+fn fma_rows<
+    T: Fma,
+    const N: usize,
+    const K: usize,
+    const W: usize,
+    const V: usize,
+    const R: usize,
+>(
     a: Win<'_, T>,
     b: Win<'_, T>,
     steps: usize,
@@ -111,9 +127,12 @@ fn fma_rows<T: Fma, const K: usize, const W: usize, const V: usize, const R: usi
     let (runs, len) = Win::runs(&a, &b, K, steps);
     for t in 0..runs {
         let a = a.rows::<R>(t, blk, row, len);
+        let b = b.run::<N>(t, blk, 0, len);
         for kk in 0..len {
-            let b = b.row(t, blk, kk, n);
-            let b_row: [Lanes<T, W>; V] = core::array::from_fn(|v| Lanes::load(&b[v * W..]));
+            let mut b_row = [Lanes([T::default(); W]); V];
+            for (v, b_row) in b_row.iter_mut().enumerate() {
+                b_row.0 = *b.get::<W>(kk, v * W);
+            }
             for (a, acc) in a.iter().zip(acc.iter_mut()) {
                 let aik = a[kk];
                 for (b, acc) in b_row.iter().zip(acc.iter_mut()) {
@@ -151,7 +170,7 @@ fn fma_chain_rowwise<X: Instr, T: Fma>(a: Win<'_, T>, b: Win<'_, T>, steps: usiz
 macro_rules! chain_by_shape {
     ($x:ty, $t:ty, $a:ident, $b:ident, $steps:ident, $c:ident; $(($n:literal, $k:literal) => ($w:literal, $v:literal, $r:literal)),* $(,)?) => {
         match (<$x>::SPEC.n, <$x>::SPEC.k) {
-            $(($n, $k) => fma_chain::<$x, $t, $k, $w, $v, $r>($a, $b, $steps, $c),)*
+            $(($n, $k) => fma_chain::<$x, $t, $n, $k, $w, $v, $r>($a, $b, $steps, $c),)*
             _ => fma_chain_rowwise::<$x, $t>($a, $b, $steps, $c),
         }
     };
@@ -162,7 +181,7 @@ macro_rules! chain_by_shape {
 fn chain_f32_body<X: Instr>(a: Win<'_, f32>, b: Win<'_, f32>, steps: usize, c: &mut [f32]) {
     chain_by_shape!(X, f32, a, b, steps, c;
         (32, 1) => (8, 4, 2), (32, 2) => (8, 4, 2),
-        (16, 1) => (8, 2, 4), (16, 4) => (8, 2, 4),
+        (16, 1) => (8, 2, 4), (16, 4) => (4, 4, 2),
         (4, 1) => (4, 1, 4));
 }
 

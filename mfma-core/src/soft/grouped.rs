@@ -43,11 +43,29 @@ fn prod(a: f32, b: f32) -> f32 {
 
 /// An input type of this family, widened exactly to f32 with
 /// `flush_in(x, MIN of the type)` applied on the way.
-trait GroupedInput: Copy {
+pub(super) trait GroupedInput: Copy + Kernel<f32, Wide = f32> {
     fn to_f32_flushed(self) -> f32;
+
+    /// [`Kernel::widen_slice`]: the element-wise definition.
+    #[inline]
+    fn widen_slice(from: &[Self], to: &mut [f32]) -> bool {
+        super::widen_run::<f32, Self>(from, to)
+    }
 }
 
 impl GroupedInput for f16 {
+    /// With F16C, a conversion instruction per 8 elements (the portable
+    /// code's integer juggling made packing f16 half again as slow as bf16).
+    #[inline]
+    fn widen_slice(from: &[f16], to: &mut [f32]) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if super::cpu::has_avx2_fma_f16c() {
+            // SAFETY: the CPU has the features the function is compiled for.
+            return unsafe { super::grouped_avx2::widen_f16(from, to) };
+        }
+        super::widen_run::<f32, f16>(from, to)
+    }
+
     /// Exponent 0 (zeros and subnormals) gives +0, so only normal numbers
     /// and Inf/NaN need widening: rebias the exponent, keep the mantissa.
     /// Written on bits, branch-free, so the conversion loop vectorises.
@@ -212,7 +230,14 @@ fn acc_ok(x: f32) -> bool {
 ///
 /// Inf and NaN inputs fail the checks and take the exact path.
 #[inline(always)]
-fn plain_rows<const G: usize, const K: usize, const W: usize, const V: usize, const R: usize>(
+fn plain_rows<
+    const G: usize,
+    const N: usize,
+    const K: usize,
+    const W: usize,
+    const V: usize,
+    const R: usize,
+>(
     a: Win<'_, f32>,
     b: Win<'_, f32>,
     steps: usize,
@@ -233,22 +258,33 @@ fn plain_rows<const G: usize, const K: usize, const W: usize, const V: usize, co
     let (runs, len) = Win::runs(&a, &b, K, steps);
     for t in 0..runs {
         let a = a.rows::<R>(t, blk, row, len);
+        let b = b.run::<N>(t, blk, 0, len);
         for kk in (0..len).step_by(G) {
-            let b = b.rows::<G>(t, blk, kk, n);
+            // Opaque to the loop vectoriser, which would otherwise vectorise
+            // this loop across trees with gathers (seen for G = 4).
+            let kk = core::hint::black_box(kk);
             // One register of each of the tree's G rows of B at a time,
             // used by all R rows of C.
             for v in 0..V {
-                let y: [&[f32; W]; G] = lanes(&b, v * W);
+                // Named registers, not an array of G: given one, the
+                // vectoriser packs across its rows instead of the lanes.
+                let y0 = b.get::<W>(kk, v * W);
+                let y1 = b.get::<W>(kk + 1, v * W);
                 for (a, acc) in a.iter().zip(acc.iter_mut()) {
-                    let x = &a[kk..][..G];
+                    // Each factor of A broadcast to its own register.
+                    let x = |q: usize| [a[kk + q]; W];
                     let acc = &mut acc[v];
+                    let (x0, x1) = (x(0), x(1));
                     let mut tree = [0.0f32; W];
                     for l in 0..W {
-                        tree[l] = x[1].mul_add(y[1][l], x[0] * y[0][l]);
+                        tree[l] = x1[l].mul_add(y1[l], x0[l] * y0[l]);
                     }
                     if G == 4 {
+                        let (x2, x3) = (x(2), x(3));
+                        let y2 = b.get::<W>(kk + 2, v * W);
+                        let y3 = b.get::<W>(kk + 3, v * W);
                         for l in 0..W {
-                            tree[l] += x[3].mul_add(y[3][l], x[2] * y[2][l]);
+                            tree[l] += x3[l].mul_add(y3[l], x2[l] * y2[l]);
                         }
                     }
                     for l in 0..W {
@@ -265,24 +301,13 @@ fn plain_rows<const G: usize, const K: usize, const W: usize, const V: usize, co
     }
 }
 
-/// `W` elements from `at` of each of `G` rows.
-#[inline(always)]
-fn lanes<'b, const G: usize, const W: usize>(
-    rows: &[&'b [f32]; G],
-    at: usize,
-) -> [&'b [f32; W]; G] {
-    let mut out: [&[f32; W]; G] = [&[0.0; W]; G];
-    for (out, row) in out.iter_mut().zip(rows) {
-        *out = row[at..][..W].try_into().expect("W lanes");
-    }
-    out
-}
-
 /// Block `blk` of a chain on the plain path, `R` rows of C at a time.
 #[inline(always)]
 fn plain_block<
     X: Instr,
+    const AVX2: bool,
     const G: usize,
+    const N: usize,
     const K: usize,
     const W: usize,
     const V: usize,
@@ -297,12 +322,41 @@ fn plain_block<
     let n = V * W;
     let mut rows = c.chunks_exact_mut(R * n);
     for (i, c) in rows.by_ref().enumerate() {
-        plain_rows::<G, K, W, V, R>(a, b, steps, c, blk, i * R);
+        plain_rows_in::<AVX2, G, N, K, W, V, R>(a, b, steps, c, blk, i * R);
     }
     let done = X::SPEC.m / R * R;
     for (i, c) in rows.into_remainder().chunks_exact_mut(n).enumerate() {
-        plain_rows::<G, K, W, V, 1>(a, b, steps, c, blk, done + i);
+        plain_rows_in::<AVX2, G, N, K, W, V, 1>(a, b, steps, c, blk, done + i);
     }
+}
+
+/// [`plain_rows`], from the intrinsics copy when the caller is the AVX2
+/// copy of the kernel and rows are whole registers.
+#[inline(always)]
+fn plain_rows_in<
+    const AVX2: bool,
+    const G: usize,
+    const N: usize,
+    const K: usize,
+    const W: usize,
+    const V: usize,
+    const R: usize,
+>(
+    a: Win<'_, f32>,
+    b: Win<'_, f32>,
+    steps: usize,
+    c: &mut [f32],
+    blk: usize,
+    row: usize,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if AVX2 && W == 8 {
+        // SAFETY: `AVX2` is set only by the copy of `grouped_chain`
+        // compiled with AVX2 and FMA, which runs on CPUs that have them.
+        unsafe { super::grouped_avx2::plain_rows::<G, N, K, V, R>(a, b, steps, c, blk, row) };
+        return;
+    }
+    plain_rows::<G, N, K, W, V, R>(a, b, steps, c, blk, row);
 }
 
 /// A chain (modifiers zero) on widened inputs: per block, if the inputs
@@ -310,7 +364,7 @@ fn plain_block<
 /// path keeps rows of C in registers over the whole chain, otherwise every
 /// instruction takes the exact path.
 #[inline(always)]
-fn grouped_chain_body<X: Instr>(
+fn grouped_chain_body<X: Instr, const AVX2: bool>(
     a: Win<'_, f32>,
     b: Win<'_, f32>,
     steps: usize,
@@ -330,23 +384,49 @@ fn grouped_chain_body<X: Instr>(
             continue;
         }
         match (s.n, s.k, const { group_of::<X>() }) {
-            (32, 2, 2) => plain_block::<X, 2, 2, 8, 4, 2>(a, b, steps, c, blk),
-            (32, 4, 2) => plain_block::<X, 2, 4, 8, 4, 1>(a, b, steps, c, blk),
-            (16, 2, 2) => plain_block::<X, 2, 2, 8, 2, 4>(a, b, steps, c, blk),
-            (16, 8, 2) => plain_block::<X, 2, 8, 8, 2, 4>(a, b, steps, c, blk),
-            (4, 2, 2) => plain_block::<X, 2, 2, 4, 1, 4>(a, b, steps, c, blk),
-            (32, 4, 4) => plain_block::<X, 4, 4, 8, 4, 2>(a, b, steps, c, blk),
-            (32, 8, 4) => plain_block::<X, 4, 8, 8, 4, 1>(a, b, steps, c, blk),
-            (16, 4, 4) => plain_block::<X, 4, 4, 8, 2, 4>(a, b, steps, c, blk),
-            (16, 16, 4) => plain_block::<X, 4, 16, 8, 2, 4>(a, b, steps, c, blk),
-            (4, 4, 4) => plain_block::<X, 4, 4, 4, 1, 4>(a, b, steps, c, blk),
+            (32, 2, 2) => plain_block::<X, AVX2, 2, 32, 2, 8, 4, 2>(a, b, steps, c, blk),
+            (32, 4, 2) => plain_block::<X, AVX2, 2, 32, 4, 8, 4, 1>(a, b, steps, c, blk),
+            (16, 2, 2) => plain_block::<X, AVX2, 2, 16, 2, 8, 2, 4>(a, b, steps, c, blk),
+            (16, 8, 2) => plain_block::<X, AVX2, 2, 16, 8, 8, 2, 4>(a, b, steps, c, blk),
+            (4, 2, 2) => plain_block::<X, AVX2, 2, 4, 2, 4, 1, 4>(a, b, steps, c, blk),
+            (32, 4, 4) => plain_block::<X, AVX2, 4, 32, 4, 8, 4, 2>(a, b, steps, c, blk),
+            (32, 8, 4) => plain_block::<X, AVX2, 4, 32, 8, 8, 4, 1>(a, b, steps, c, blk),
+            (16, 4, 4) => plain_block::<X, AVX2, 4, 16, 4, 8, 2, 4>(a, b, steps, c, blk),
+            (16, 16, 4) => plain_block::<X, AVX2, 4, 16, 16, 8, 2, 4>(a, b, steps, c, blk),
+            (4, 4, 4) => plain_block::<X, AVX2, 4, 4, 4, 4, 1, 4>(a, b, steps, c, blk),
             _ => exact(c),
         }
     }
 }
 
-multiversion! {
-    fn grouped_chain<X: Instr>(a: Win<'_, f32>, b: Win<'_, f32>, steps: usize, plain: bool, c: &mut [f32]) => grouped_chain_body
+/// [`grouped_chain_body`] from a copy compiled with AVX2+FMA, which uses
+/// intrinsics for its plain path, when the CPU has them; from the portable
+/// copy otherwise. (`multiversion!` by hand, to tell the copies apart.)
+fn grouped_chain<X: Instr>(
+    a: Win<'_, f32>,
+    b: Win<'_, f32>,
+    steps: usize,
+    plain: bool,
+    c: &mut [f32],
+) {
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    {
+        #[target_feature(enable = "avx2,fma")]
+        unsafe fn avx2_fma<X: Instr>(
+            a: Win<'_, f32>,
+            b: Win<'_, f32>,
+            steps: usize,
+            plain: bool,
+            c: &mut [f32],
+        ) {
+            grouped_chain_body::<X, { cfg!(target_arch = "x86_64") }>(a, b, steps, plain, c)
+        }
+        if super::cpu::has_avx2_fma() {
+            // SAFETY: the CPU has the features `avx2_fma` is compiled for.
+            return unsafe { avx2_fma::<X>(a, b, steps, plain, c) };
+        }
+    }
+    grouped_chain_body::<X, false>(a, b, steps, plain, c)
 }
 
 macro_rules! grouped_kernel {
@@ -362,6 +442,11 @@ macro_rules! grouped_kernel {
             #[inline(always)]
             fn plain(w: f32) -> bool {
                 input_ok(w)
+            }
+
+            #[inline]
+            fn widen_slice(from: &[$t], to: &mut [f32]) -> bool {
+                <$t as GroupedInput>::widen_slice(from, to)
             }
 
             fn run<X: Instr>(m: Modifiers, a: &[$t], b: &[$t], c: &mut [f32]) {
@@ -416,6 +501,34 @@ mod tests {
             let want = widen_then_flush(b.to_f32(), f32::MIN_POSITIVE);
             assert_same("bf16", bits, b.to_f32_flushed(), want);
         }
+    }
+
+    /// Widening a slice (F16C on x86-64 with it, bits otherwise) gives
+    /// every f16 the element-wise result, and the same fast-path verdict.
+    #[test]
+    fn widening_a_slice_is_widening_each_element() {
+        let all: std::vec::Vec<f16> = (0..=u16::MAX).map(f16::from_bits).collect();
+        for portable in [false, true] {
+            super::super::cpu::FORCE_PORTABLE.set(portable);
+            // Chunks of every length up to 19 (whole registers and tails),
+            // so that each chunk's verdict is tested, not only the total.
+            let mut at = 0;
+            for len in (1..20).cycle() {
+                if at >= all.len() {
+                    break;
+                }
+                let from = &all[at..(at + len).min(all.len())];
+                let mut got = [0.0f32; 20];
+                let plain = <f16 as Kernel<f32>>::widen_slice(from, &mut got);
+                for (&x, &g) in from.iter().zip(&got) {
+                    assert_same("f16 slice", x.to_bits(), g, x.to_f32_flushed());
+                }
+                let want = from.iter().all(|x| input_ok(x.to_f32_flushed()));
+                assert_eq!(plain, want, "verdict at {at}, portable: {portable}");
+                at += len;
+            }
+        }
+        super::super::cpu::FORCE_PORTABLE.set(false);
     }
 
     type Bf16Builtin = crate::mfma!(f32_32x32x8bf16_1k);

@@ -31,7 +31,7 @@ multiversion! {
 /// `V` registers of `W` lanes per row. Wrapping addition is associative,
 /// so keeping rows in registers across the chain changes nothing in the bits.
 #[inline(always)]
-fn wrapping_rows<const K: usize, const W: usize, const V: usize, const R: usize>(
+fn wrapping_rows<const N: usize, const K: usize, const W: usize, const V: usize, const R: usize>(
     a: Win<'_, i16>,
     b: Win<'_, i16>,
     steps: usize,
@@ -46,14 +46,14 @@ fn wrapping_rows<const K: usize, const W: usize, const V: usize, const R: usize>
     let (runs, len) = Win::runs(&a, &b, K, steps);
     for t in 0..runs {
         let a = a.rows::<R>(t, blk, row, len);
+        let b = b.run::<N>(t, blk, 0, len);
         for kk in 0..len {
-            let b = b.row(t, blk, kk, n);
             // B's row widened once into i32 lanes, reused by every row of C.
             // Plain loops, not `array::from_fn`: its closures are not
             // always inlined into the AVX2 copy.
             let mut y = [[0i32; W]; V];
             for (v, y) in y.iter_mut().enumerate() {
-                for (y, &x) in y.iter_mut().zip(&b[v * W..][..W]) {
+                for (y, &x) in y.iter_mut().zip(b.get::<W>(kk, v * W)) {
                     *y = i32::from(x);
                 }
             }
@@ -77,7 +77,14 @@ fn wrapping_rows<const K: usize, const W: usize, const V: usize, const R: usize>
 
 /// Block `blk` of a chain, `R` rows of C at a time.
 #[inline(always)]
-fn wrapping_block<X: Instr, const K: usize, const W: usize, const V: usize, const R: usize>(
+fn wrapping_block<
+    X: Instr,
+    const N: usize,
+    const K: usize,
+    const W: usize,
+    const V: usize,
+    const R: usize,
+>(
     a: Win<'_, i16>,
     b: Win<'_, i16>,
     steps: usize,
@@ -87,11 +94,11 @@ fn wrapping_block<X: Instr, const K: usize, const W: usize, const V: usize, cons
     let n = V * W;
     let mut rows = c.chunks_exact_mut(R * n);
     for (i, c) in rows.by_ref().enumerate() {
-        wrapping_rows::<K, W, V, R>(a, b, steps, c, blk, i * R);
+        wrapping_rows::<N, K, W, V, R>(a, b, steps, c, blk, i * R);
     }
     let done = X::SPEC.m / R * R;
     for (i, c) in rows.into_remainder().chunks_exact_mut(n).enumerate() {
-        wrapping_rows::<K, W, V, 1>(a, b, steps, c, blk, done + i);
+        wrapping_rows::<N, K, W, V, 1>(a, b, steps, c, blk, done + i);
     }
 }
 
@@ -123,11 +130,11 @@ fn wrapping_chain_body<X: Instr>(a: Win<'_, i16>, b: Win<'_, i16>, steps: usize,
     let s = X::SPEC;
     for (blk, c) in c.chunks_exact_mut(s.m * s.n).enumerate() {
         match (s.n, s.k) {
-            (32, 4) => wrapping_block::<X, 4, 8, 4, 2>(a, b, steps, c, blk),
-            (32, 8) => wrapping_block::<X, 8, 8, 4, 2>(a, b, steps, c, blk),
-            (16, 4) => wrapping_block::<X, 4, 8, 2, 4>(a, b, steps, c, blk),
-            (16, 16) => wrapping_block::<X, 16, 8, 2, 4>(a, b, steps, c, blk),
-            (4, 4) => wrapping_block::<X, 4, 4, 1, 4>(a, b, steps, c, blk),
+            (32, 4) => wrapping_block::<X, 32, 4, 8, 4, 2>(a, b, steps, c, blk),
+            (32, 8) => wrapping_block::<X, 32, 8, 8, 4, 2>(a, b, steps, c, blk),
+            (16, 4) => wrapping_block::<X, 16, 4, 8, 2, 4>(a, b, steps, c, blk),
+            (16, 16) => wrapping_block::<X, 16, 16, 8, 2, 4>(a, b, steps, c, blk),
+            (4, 4) => wrapping_block::<X, 4, 4, 4, 1, 4>(a, b, steps, c, blk),
             _ => wrapping_block_rowwise::<X>(a, b, steps, c, blk),
         }
     }

@@ -13,6 +13,8 @@
 mod cpu;
 mod float;
 mod grouped;
+#[cfg(target_arch = "x86_64")]
+mod grouped_avx2;
 mod int;
 mod panel;
 
@@ -83,6 +85,17 @@ impl<'a, W> Win<'a, W> {
         }
     }
 
+    /// Rows `r..r + len` of block `blk` of step `t`, `N` elements each, as
+    /// one checked run (see [`Rows`]).
+    #[inline(always)]
+    fn run<const N: usize>(&self, t: usize, blk: usize, r: usize, len: usize) -> Rows<'a, W, N> {
+        Rows::new(
+            &self.data[t * self.step + blk * self.block + r * self.row..],
+            self.row,
+            len,
+        )
+    }
+
     /// Rows `r..r + R` of block `blk` of step `t`, `len` elements each.
     #[inline(always)]
     fn rows<const R: usize>(&self, t: usize, blk: usize, r: usize, len: usize) -> [&'a [W]; R] {
@@ -93,6 +106,43 @@ impl<'a, W> Win<'a, W> {
             *out = self.row(t, blk, r + i, len);
         }
         out
+    }
+}
+
+/// `len` rows of `N` elements, `stride` apart, checked once when made so
+/// that the inner loops of a kernel read them without a bounds check per
+/// row: [`Rows::get`]'s own check is one the compiler proves from the
+/// loop bounds (`kk < len`) and the constants (`col + L <= N`).
+#[derive(Clone, Copy)]
+struct Rows<'a, W, const N: usize> {
+    data: &'a [W],
+    stride: usize,
+    len: usize,
+}
+
+impl<'a, W, const N: usize> Rows<'a, W, N> {
+    #[inline(always)]
+    fn new(data: &'a [W], stride: usize, len: usize) -> Self {
+        assert!(
+            len == 0 || (len - 1) * stride + N <= data.len(),
+            "rows past the end of their data"
+        );
+        Rows { data, stride, len }
+    }
+
+    /// `L` elements of row `kk` from column `col`.
+    #[inline(always)]
+    fn get<const L: usize>(&self, kk: usize, col: usize) -> &'a [W; L] {
+        assert!(kk < self.len && col + L <= N, "outside the rows");
+        // SAFETY: `kk < len` and `col + L <= N`, and `new` checked that
+        // row `len - 1` has `N` elements inside `data`.
+        unsafe {
+            &*self
+                .data
+                .as_ptr()
+                .add(kk * self.stride + col)
+                .cast::<[W; L]>()
+        }
     }
 }
 
@@ -119,6 +169,13 @@ pub trait Kernel<C>: Copy + Sized {
     /// order: `a` is `[blocks][M][K]`, `b` is `[blocks][K][N]`, `c` is
     /// `[blocks][M][N]`, with the extents of `X::SPEC`.
     fn run<X: Instr>(m: Modifiers, a: &[Self], b: &[Self], c: &mut [C]);
+
+    /// Widens `from` into `to` (as far as the shorter reaches); returns
+    /// whether every widened value passed [`plain`](Kernel::plain).
+    #[inline]
+    fn widen_slice(from: &[Self], to: &mut [Self::Wide]) -> bool {
+        widen_run::<C, Self>(from, to)
+    }
 
     /// `run` with all modifiers zero for steps `t = 0..steps` ascending, on
     /// the same `c`, the operands being windows of widened inputs.
@@ -149,12 +206,12 @@ pub trait Kernel<C>: Copy + Sized {
                     let to = &mut wa[t][blk * s.m * s.k..];
                     for i in 0..s.m {
                         let row = a.row(first + t, blk, i, s.k);
-                        plain &= widen_run::<C, Self>(row, &mut to[i * s.k..][..s.k]);
+                        plain &= Self::widen_slice(row, &mut to[i * s.k..][..s.k]);
                     }
                     let to = &mut wb[t][blk * s.k * s.n..];
                     for kk in 0..s.k {
                         let row = b.row(first + t, blk, kk, s.n);
-                        plain &= widen_run::<C, Self>(row, &mut to[kk * s.n..][..s.n]);
+                        plain &= Self::widen_slice(row, &mut to[kk * s.n..][..s.n]);
                     }
                 }
             }
@@ -175,8 +232,8 @@ pub trait Kernel<C>: Copy + Sized {
     }
 }
 
-/// Widens `from` into `to` (as far as the shorter reaches); returns whether
-/// every widened value passed [`Kernel::plain`].
+/// [`Kernel::widen_slice`]'s default: the element-wise definition, from
+/// the AVX2 copy when the CPU has it.
 #[inline(always)]
 fn widen_run_body<C: Sized, T: Kernel<C>>(from: &[T], to: &mut [T::Wide]) -> bool {
     let mut plain = true;
@@ -260,6 +317,7 @@ fn blocks<'s, X: Instr, T, C>(
 
 #[cfg(test)]
 mod tests {
+    use super::cpu;
     use crate::{execute, Acc, Element, FragA, FragB, Instr, Visit};
     use mfma_spec::ElemType;
 
@@ -423,11 +481,16 @@ mod tests {
             (Scaled(-14, -10), Scaled(-130, -120)),
             (Scaled(58, 66), Scaled(120, 127)),
         ];
-        for x in mfma_spec::cdna2::BUILTINS {
-            for (inputs, acc) in cases {
-                crate::cdna2::visit(x.name, ChainIsTheLoop { inputs, acc }).unwrap();
+        // Both copies of the kernels: AVX2 (where the CPU has it), then portable.
+        for portable in [false, true] {
+            cpu::FORCE_PORTABLE.set(portable);
+            for x in mfma_spec::cdna2::BUILTINS {
+                for (inputs, acc) in cases {
+                    crate::cdna2::visit(x.name, ChainIsTheLoop { inputs, acc }).unwrap();
+                }
             }
         }
+        cpu::FORCE_PORTABLE.set(false);
     }
 
     /// Runs random chains of builtin `X` out of panels, from a row and
@@ -486,11 +549,15 @@ mod tests {
             (Scaled(-56, -48), Scaled(-130, -98)),
             (Scaled(58, 66), Scaled(120, 127)),
         ];
-        for x in mfma_spec::cdna2::BUILTINS {
-            for (inputs, acc) in cases {
-                crate::cdna2::visit(x.name, PanelsAreTheLoop { inputs, acc }).unwrap();
+        for portable in [false, true] {
+            cpu::FORCE_PORTABLE.set(portable);
+            for x in mfma_spec::cdna2::BUILTINS {
+                for (inputs, acc) in cases {
+                    crate::cdna2::visit(x.name, PanelsAreTheLoop { inputs, acc }).unwrap();
+                }
             }
         }
+        cpu::FORCE_PORTABLE.set(false);
     }
 
     #[test]

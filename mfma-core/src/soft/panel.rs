@@ -15,6 +15,9 @@ use crate::instr::Instr;
 use core::marker::PhantomData;
 use std::vec::Vec;
 
+/// Bytes of a cache line.
+const LINE: usize = 64;
+
 /// Inputs of builtin `X` in computing form.
 type Wide<X> = <<X as Instr>::In as Kernel<<X as Instr>::Out>>::Wide;
 
@@ -46,7 +49,9 @@ type Wide<X> = <<X as Instr>::In as Kernel<<X as Instr>::Out>>::Wide;
 /// assert_eq!(packed, looped);
 /// ```
 pub struct Panel<X: Instr, O: Operand> {
-    data: Vec<Wide<X>>,
+    /// The elements, from `start` on (see [`Panel::reset`]).
+    buf: Vec<Wide<X>>,
+    start: usize,
     rows: usize,
     cols: usize,
     /// Every element passed the family's fast-path range check.
@@ -80,7 +85,8 @@ impl<X: Instr, O: Operand> Panel<X, O> {
     /// An empty panel (no allocation until filled).
     pub fn new() -> Self {
         Panel {
-            data: Vec::new(),
+            buf: Vec::new(),
+            start: 0,
             rows: 0,
             cols: 0,
             plain: true,
@@ -109,8 +115,11 @@ impl<X: Instr, O: Operand> Panel<X, O> {
     ) {
         self.reset(rows, cols);
         let mut plain = true;
-        for (r, to) in self.data.chunks_exact_mut(cols.max(1)).enumerate() {
-            plain &= super::widen_run::<X::Out, X::In>(row(r), to);
+        for (r, to) in self.data_mut().chunks_exact_mut(cols.max(1)).enumerate() {
+            let from = row(r);
+            let len = from.len().min(cols);
+            plain &= X::In::widen_slice(from, &mut to[..len]);
+            to[len..].fill(Wide::<X>::default());
         }
         self.plain = plain;
     }
@@ -132,7 +141,7 @@ impl<X: Instr, O: Operand> Panel<X, O> {
     ) {
         self.reset(rows, cols);
         let mut plain = true;
-        for (r, to) in self.data.chunks_exact_mut(cols.max(1)).enumerate() {
+        for (r, to) in self.data_mut().chunks_exact_mut(cols.max(1)).enumerate() {
             for (c, w) in to.iter_mut().enumerate() {
                 *w = f(r, c).widen();
                 plain &= X::In::plain(*w);
@@ -141,11 +150,30 @@ impl<X: Instr, O: Operand> Panel<X, O> {
         self.plain = plain;
     }
 
-    /// `rows × cols` zeros, reusing the allocation.
+    /// Room for `rows × cols` elements (of unspecified value), reusing the
+    /// allocation. The first element sits
+    /// on a cache line boundary: the kernels' vector loads of a row then
+    /// split no line, whatever address the allocator returned (unaligned,
+    /// they made runs up to twice as slow, depending on the allocation).
     fn reset(&mut self, rows: usize, cols: usize) {
-        self.data.clear();
-        self.data.resize(rows * cols, Wide::<X>::default());
+        let size = core::mem::size_of::<Wide<X>>().max(1);
+        let len = rows * cols + LINE / size;
+        // Grows with zeros, once; callers overwrite every element anyway.
+        if self.buf.len() < len {
+            self.buf.resize(len, Wide::<X>::default());
+        }
+        let misalign = self.buf.as_ptr() as usize % LINE;
+        self.start = (LINE - misalign) % LINE / size;
         (self.rows, self.cols) = (rows, cols);
+    }
+
+    /// The `rows × cols` elements.
+    fn data(&self) -> &[Wide<X>] {
+        &self.buf[self.start..][..self.rows * self.cols]
+    }
+
+    fn data_mut(&mut self) -> &mut [Wide<X>] {
+        &mut self.buf[self.start..][..self.rows * self.cols]
     }
 }
 
@@ -194,12 +222,12 @@ pub fn execute_chain_panels<X: Instr>(
         return;
     }
     let a_win = Win::new(
-        &a.data[a_row * a.cols..],
+        &a.data()[a_row * a.cols..],
         [s.k, s.m * a.cols, a.cols],
         [steps, s.blocks, s.m, s.k],
     );
     let b_win = Win::new(
-        &b.data[b_col..],
+        &b.data()[b_col..],
         [s.k * b.cols, 0, b.cols],
         [steps, s.blocks, s.k, s.n],
     );
