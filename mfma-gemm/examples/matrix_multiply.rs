@@ -44,9 +44,10 @@ struct Args {
     /// Untimed warm-up runs per policy.
     #[arg(long, default_value_t = 1)]
     warmup: usize,
-    /// Timed repetitions per policy; the best time is reported.
-    #[arg(long, default_value_t = 3)]
-    reps: usize,
+    /// Timed repetitions per policy; the best time is reported [default:
+    /// 3, 7 with --compare].
+    #[arg(long)]
+    reps: Option<usize>,
     /// Seed of the random inputs.
     #[arg(long, default_value_t = 2024)]
     seed: u64,
@@ -127,7 +128,7 @@ fn main() -> ExitCode {
         seed: args.seed,
         threads: args.threads.unwrap_or_else(mfma_gemm::available_threads),
         warmup: args.warmup,
-        reps: args.reps,
+        reps: args.reps.unwrap_or(if args.compare { 7 } else { 3 }),
     };
     if args.compare {
         return compare::run(&entries, &cfg);
@@ -214,62 +215,64 @@ mod compare {
         }
     }
 
-    /// Best GFLOP/s of matrixmultiply on `threads` threads: C's rows split
-    /// into one panel per thread, each a plain sgemm/dgemm call (the
-    /// crate's own threading fixes its thread count once per process).
-    fn baseline_of<E: Gemm>(cfg: &Config, threads: usize) -> f64 {
+    /// One matrixmultiply GEMM on `cfg.threads` threads, ready to run:
+    /// C's rows split into one panel per thread, each a plain sgemm/dgemm
+    /// call (the crate's own threading fixes its thread count once per
+    /// process).
+    fn baseline_of<E: Gemm>(cfg: &Config) -> Box<dyn FnMut()> {
         let (m, n, k) = (cfg.m, cfg.n, cfg.k);
-        let rows = m.div_ceil(threads.max(1)).max(1);
+        let rows = m.div_ceil(cfg.threads.max(1)).max(1);
         let a = random::matrix::<E>(m * k, cfg.seed);
         let b = random::matrix::<E>(k * n, cfg.seed + 1);
         let mut c = vec![E::ZERO; m * n];
-        let best = best_of(cfg, || {
+        Box::new(move || {
             std::thread::scope(|s| {
                 for (a, c) in a.chunks(rows * k).zip(c.chunks_mut(rows * n)) {
                     let b = &b;
                     s.spawn(move || E::gemm(c.len() / n, k, n, a, b, c));
                 }
             })
-        });
-        2.0 * (m * n * k) as f64 / best / 1e9
+        })
     }
 
-    fn baseline(base: Base, cfg: &Config, threads: usize) -> f64 {
+    fn baseline(base: Base, cfg: &Config) -> Box<dyn FnMut()> {
         match base {
-            Base::Sgemm => baseline_of::<f32>(cfg, threads),
-            Base::Dgemm => baseline_of::<f64>(cfg, threads),
+            Base::Sgemm => baseline_of::<f32>(cfg),
+            Base::Dgemm => baseline_of::<f64>(cfg),
         }
     }
 
-    /// The best wall time of `f` after the warm-up runs.
-    fn best_of(cfg: &Config, mut f: impl FnMut()) -> f64 {
+    /// Best GFLOP/s of the policy and of its baseline at `cfg`, their runs
+    /// alternating: on a shared machine both then see the same spells of
+    /// contention, and the ratio of the bests compares like with like.
+    fn paired(e: &Entry, base: Base, cfg: &Config) -> (f64, f64) {
+        let mut emu = (e.prepare)(cfg);
+        let mut base = baseline(base, cfg);
         for _ in 0..cfg.warmup {
-            f();
+            emu();
+            base();
         }
-        (0..cfg.reps.max(1))
-            .map(|_| {
-                let start = Instant::now();
-                f();
-                start.elapsed().as_secs_f64()
-            })
-            .fold(f64::INFINITY, f64::min)
+        let time = |f: &mut dyn FnMut()| {
+            let start = Instant::now();
+            f();
+            start.elapsed().as_secs_f64()
+        };
+        let (mut t_emu, mut t_base) = (f64::INFINITY, f64::INFINITY);
+        for _ in 0..cfg.reps.max(1) {
+            t_base = t_base.min(time(&mut base));
+            t_emu = t_emu.min(time(&mut emu));
+        }
+        let gops = |t: f64| 2.0 * (cfg.m * cfg.n * cfg.k) as f64 / t / 1e9;
+        (gops(t_emu), gops(t_base))
     }
 
     pub fn run(entries: &[&'static Entry], cfg: &Config) -> ExitCode {
         let all = cfg.threads.max(1);
         let one = Config { threads: 1, ..*cfg };
         println!(
-            "MFMA software path vs matrixmultiply, {}x{}x{}, 1 and {all} thread(s), {} warm-up + best of {}",
+            "MFMA software path vs matrixmultiply, {}x{}x{}, 1 and {all} thread(s), {} warm-up + best of {} alternating runs",
             cfg.m, cfg.n, cfg.k, cfg.warmup, cfg.reps.max(1)
         );
-        let mut base = std::collections::BTreeMap::new();
-        for b in [Base::Sgemm, Base::Dgemm] {
-            eprintln!("baseline {b:?} ...");
-            base.insert(
-                format!("{b:?}"),
-                (baseline(b, &one, 1), baseline(b, cfg, all)),
-            );
-        }
         println!(
             "{:<22} {:<8} {:>7} {:>11} {:>11} {:>7} {:>11} {:>11} {:>7} {:>8} bit-exact",
             "policy",
@@ -288,11 +291,15 @@ mod compare {
         for e in entries {
             let Some(dtype) = dtype(e) else { continue };
             eprintln!("{} ...", e.name);
-            let checked = (e.run)(cfg);
-            let single = checked.ops / (e.time)(&one) / 1e9;
-            let multi = checked.giga_ops_per_second();
+            // Bits once; speed in the paired runs.
+            let checked = (e.run)(&Config {
+                warmup: 0,
+                reps: 1,
+                ..*cfg
+            });
             let b = base_of(e);
-            let (b1, ball) = base[&format!("{b:?}")];
+            let (single, b1) = paired(e, b, &one);
+            let (multi, ball) = paired(e, b, cfg);
             println!(
                 "{:<22} {:<8} {:>7} {:>11.2} {:>11.2} {:>7.3} {:>11.2} {:>11.2} {:>7.3} {:>8.2} {}",
                 e.name,

@@ -244,16 +244,20 @@ const fn mfma<T: TilePolicy, X: Instr>() -> Entry {
 pub type SeedTiles = GlobalTiles<32, 32, 4>;
 /// The tile for the 32×32 builtins: 64×64 block (2×2 waves), K strip of 16.
 pub type WideTiles = GlobalTiles<64, 64, 16>;
-/// [`WideTiles`] with a K strip of 64: on the host each strip is one chain
-/// of instructions per wave, and longer chains load and store C less often.
-pub type LongTiles = GlobalTiles<64, 64, 64>;
-/// The seed's 32×32 block with a K strip of 64 (16 steps of `f64_16x16x4f64`).
-pub type LongSeedTiles = GlobalTiles<32, 32, 64>;
+/// The demo's tile for the 32×32 builtins: a 128×128 block (4×4 waves, the
+/// 1024 threads a gfx90a workgroup may have) and a K strip of 64. On the
+/// host a workgroup packs each strip once for its 16 waves, so a larger
+/// block packs each element of A and B fewer times; 64 steps of K keep a
+/// wave's slice of the packed strip in the L1 cache.
+pub type LongTiles = GlobalTiles<128, 128, 64>;
+/// The demo's tile for `f64_16x16x4f64`: a 64×64 block (4×4 waves of
+/// 16×16), K strip of 64 (16 steps).
+pub type LongF64Tiles = GlobalTiles<64, 64, 64>;
 
 /// Every policy the demo runs by default, fallback first.
 pub const POLICIES: &[Entry] = &[
     entry::<GlobalTiles<32, 32, 8>, ScalarFmaPolicy>("scalar_fma_f64"),
-    mfma::<LongSeedTiles, mfma!(f64_16x16x4f64)>(),
+    mfma::<LongF64Tiles, mfma!(f64_16x16x4f64)>(),
     mfma::<LongTiles, mfma!(f32_32x32x2f32)>(),
     mfma::<LongTiles, mfma!(f32_32x32x8f16)>(),
     mfma::<LongTiles, mfma!(f32_32x32x4bf16)>(),
