@@ -79,6 +79,7 @@ fn wrapping_rows<const N: usize, const K: usize, const W: usize, const V: usize,
 #[inline(always)]
 fn wrapping_block<
     X: Instr,
+    const AVX2: bool,
     const N: usize,
     const K: usize,
     const W: usize,
@@ -94,12 +95,44 @@ fn wrapping_block<
     let n = V * W;
     let mut rows = c.chunks_exact_mut(R * n);
     for (i, c) in rows.by_ref().enumerate() {
-        wrapping_rows::<N, K, W, V, R>(a, b, steps, c, blk, i * R);
+        wrapping_rows_in::<AVX2, N, K, W, V, R>(a, b, steps, c, blk, i * R);
     }
     let done = X::SPEC.m / R * R;
     for (i, c) in rows.into_remainder().chunks_exact_mut(n).enumerate() {
-        wrapping_rows::<N, K, W, V, 1>(a, b, steps, c, blk, done + i);
+        wrapping_rows_in::<AVX2, N, K, W, V, 1>(a, b, steps, c, blk, done + i);
     }
+}
+
+/// [`wrapping_rows`], from the `vpmaddwd` copy when the caller is the AVX2
+/// copy of the kernel and rows are whole pairs of registers.
+#[inline(always)]
+fn wrapping_rows_in<
+    const AVX2: bool,
+    const N: usize,
+    const K: usize,
+    const W: usize,
+    const V: usize,
+    const R: usize,
+>(
+    a: Win<'_, i16>,
+    b: Win<'_, i16>,
+    steps: usize,
+    c: &mut [i32],
+    blk: usize,
+    row: usize,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if AVX2 && K.is_multiple_of(2) {
+        use super::int_avx2::wrapping_rows as madd;
+        // SAFETY: `AVX2` is set only by the copy of `wrapping_chain`
+        // compiled with AVX2, which runs on CPUs that have it.
+        match N {
+            32 => return unsafe { madd::<N, K, 2, R>(a, b, steps, c, blk, row) },
+            16 => return unsafe { madd::<N, K, 1, R>(a, b, steps, c, blk, row) },
+            _ => {}
+        }
+    }
+    wrapping_rows::<N, K, W, V, R>(a, b, steps, c, blk, row);
 }
 
 /// Block `blk` of a chain, one output row at a time: for shapes without a
@@ -126,22 +159,46 @@ fn wrapping_block_rowwise<X: Instr>(
 
 /// A chain (modifiers zero) on widened inputs, rows of C kept in registers.
 #[inline(always)]
-fn wrapping_chain_body<X: Instr>(a: Win<'_, i16>, b: Win<'_, i16>, steps: usize, c: &mut [i32]) {
+fn wrapping_chain_body<X: Instr, const AVX2: bool>(
+    a: Win<'_, i16>,
+    b: Win<'_, i16>,
+    steps: usize,
+    c: &mut [i32],
+) {
     let s = X::SPEC;
     for (blk, c) in c.chunks_exact_mut(s.m * s.n).enumerate() {
         match (s.n, s.k) {
-            (32, 4) => wrapping_block::<X, 32, 4, 8, 4, 2>(a, b, steps, c, blk),
-            (32, 8) => wrapping_block::<X, 32, 8, 8, 4, 2>(a, b, steps, c, blk),
-            (16, 4) => wrapping_block::<X, 16, 4, 8, 2, 4>(a, b, steps, c, blk),
-            (16, 16) => wrapping_block::<X, 16, 16, 8, 2, 4>(a, b, steps, c, blk),
-            (4, 4) => wrapping_block::<X, 4, 4, 4, 1, 4>(a, b, steps, c, blk),
+            (32, 4) => wrapping_block::<X, AVX2, 32, 4, 8, 4, 2>(a, b, steps, c, blk),
+            (32, 8) => wrapping_block::<X, AVX2, 32, 8, 8, 4, 2>(a, b, steps, c, blk),
+            (16, 4) => wrapping_block::<X, AVX2, 16, 4, 8, 2, 4>(a, b, steps, c, blk),
+            (16, 16) => wrapping_block::<X, AVX2, 16, 16, 8, 2, 4>(a, b, steps, c, blk),
+            (4, 4) => wrapping_block::<X, AVX2, 4, 4, 4, 1, 4>(a, b, steps, c, blk),
             _ => wrapping_block_rowwise::<X>(a, b, steps, c, blk),
         }
     }
 }
 
-multiversion! {
-    fn wrapping_chain<X: Instr>(a: Win<'_, i16>, b: Win<'_, i16>, steps: usize, c: &mut [i32]) => wrapping_chain_body
+/// [`wrapping_chain_body`] from a copy compiled with AVX2+FMA, which uses
+/// `vpmaddwd` for whole registers, when the CPU has them; from the
+/// portable copy otherwise.
+fn wrapping_chain<X: Instr>(a: Win<'_, i16>, b: Win<'_, i16>, steps: usize, c: &mut [i32]) {
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    {
+        #[target_feature(enable = "avx2,fma")]
+        unsafe fn avx2_fma<X: Instr>(
+            a: Win<'_, i16>,
+            b: Win<'_, i16>,
+            steps: usize,
+            c: &mut [i32],
+        ) {
+            wrapping_chain_body::<X, { cfg!(target_arch = "x86_64") }>(a, b, steps, c)
+        }
+        if super::cpu::has_avx2_fma() {
+            // SAFETY: the CPU has the features `avx2_fma` is compiled for.
+            return unsafe { avx2_fma::<X>(a, b, steps, c) };
+        }
+    }
+    wrapping_chain_body::<X, false>(a, b, steps, c)
 }
 
 impl Kernel<i32> for i8 {

@@ -16,6 +16,8 @@ mod grouped;
 #[cfg(target_arch = "x86_64")]
 mod grouped_avx2;
 mod int;
+#[cfg(target_arch = "x86_64")]
+mod int_avx2;
 mod panel;
 
 pub use panel::{execute_chain_panels, Panel, PanelA, PanelB};
