@@ -45,7 +45,7 @@ struct Args {
     #[arg(long, default_value_t = 1)]
     warmup: usize,
     /// Timed repetitions per policy; the best time is reported [default:
-    /// 3, 7 with --compare].
+    /// 3, 9 with --compare].
     #[arg(long)]
     reps: Option<usize>,
     /// Seed of the random inputs.
@@ -128,7 +128,7 @@ fn main() -> ExitCode {
         seed: args.seed,
         threads: args.threads.unwrap_or_else(mfma_gemm::available_threads),
         warmup: args.warmup,
-        reps: args.reps.unwrap_or(if args.compare { 7 } else { 3 }),
+        reps: args.reps.unwrap_or(if args.compare { 9 } else { 3 }),
     };
     if args.compare {
         return compare::run(&entries, &cfg);
@@ -242,33 +242,36 @@ mod compare {
         }
     }
 
-    /// Best GFLOP/s of the policy and of its baseline at `cfg`, their runs
-    /// alternating: on a shared machine both then see the same spells of
-    /// contention, and the ratio of the bests compares like with like.
-    fn paired(e: &Entry, base: Base, cfg: &Config) -> (f64, f64) {
-        let mut emu = (e.prepare)(cfg);
-        let mut base = baseline(base, cfg);
-        for _ in 0..cfg.warmup {
-            emu();
-            base();
-        }
-        let time = |f: &mut dyn FnMut()| {
+    /// Best GFLOP/s of the policy and of its baseline, each on one thread
+    /// and on `cfg.threads`: `[[emulated, baseline]; 1 thread, all]`. The
+    /// four runs alternate, so that on a shared machine all of them see the
+    /// same spells of contention and the ratios of the bests (including the
+    /// scaling) compare like with like.
+    fn paired(e: &Entry, base: Base, cfg: &Config) -> [[f64; 2]; 2] {
+        let one = Config { threads: 1, ..*cfg };
+        let mut runs: [[Box<dyn FnMut()>; 2]; 2] =
+            [one, *cfg].map(|c| [(e.prepare)(&c), baseline(base, &c)]);
+        let time = |f: &mut Box<dyn FnMut()>| {
             let start = Instant::now();
             f();
             start.elapsed().as_secs_f64()
         };
-        let (mut t_emu, mut t_base) = (f64::INFINITY, f64::INFINITY);
-        for _ in 0..cfg.reps.max(1) {
-            t_base = t_base.min(time(&mut base));
-            t_emu = t_emu.min(time(&mut emu));
+        for _ in 0..cfg.warmup {
+            runs.iter_mut().flatten().for_each(|f| f());
         }
-        let gops = |t: f64| 2.0 * (cfg.m * cfg.n * cfg.k) as f64 / t / 1e9;
-        (gops(t_emu), gops(t_base))
+        let mut best = [[f64::INFINITY; 2]; 2];
+        for _ in 0..cfg.reps.max(1) {
+            for (best, runs) in best.iter_mut().zip(&mut runs) {
+                for (best, f) in best.iter_mut().zip(runs) {
+                    *best = best.min(time(f));
+                }
+            }
+        }
+        best.map(|b| b.map(|t| 2.0 * (cfg.m * cfg.n * cfg.k) as f64 / t / 1e9))
     }
 
     pub fn run(entries: &[&'static Entry], cfg: &Config) -> ExitCode {
         let all = cfg.threads.max(1);
-        let one = Config { threads: 1, ..*cfg };
         println!(
             "MFMA software path vs matrixmultiply, {}x{}x{}, 1 and {all} thread(s), {} warm-up + best of {} alternating runs",
             cfg.m, cfg.n, cfg.k, cfg.warmup, cfg.reps.max(1)
@@ -298,8 +301,7 @@ mod compare {
                 ..*cfg
             });
             let b = base_of(e);
-            let (single, b1) = paired(e, b, &one);
-            let (multi, ball) = paired(e, b, cfg);
+            let [[single, b1], [multi, ball]] = paired(e, b, cfg);
             println!(
                 "{:<22} {:<8} {:>7} {:>11.2} {:>11.2} {:>7.3} {:>11.2} {:>11.2} {:>7.3} {:>8.2} {}",
                 e.name,

@@ -77,8 +77,9 @@ pub trait ComputePolicy {
     #[cfg(not(target_arch = "amdgpu"))]
     type Staged: Default;
     /// Host: prepares `staged` from one K tile (`k_len` columns of it are
-    /// inside the matrix) for every worker of the workgroup. The default
-    /// stages nothing.
+    /// inside the matrix) for every worker of the workgroup; `key` says
+    /// which strips of A and B the tiles are, so that what was staged for
+    /// the same strips before may be reused. The default stages nothing.
     #[cfg(not(target_arch = "amdgpu"))]
     #[inline]
     fn stage(
@@ -86,8 +87,9 @@ pub trait ComputePolicy {
         tile_a: &Tile<'_, Self::Elem>,
         tile_b_t: &Tile<'_, Self::Elem>,
         k_len: usize,
+        key: crate::TileKey,
     ) {
-        let _ = (staged, tile_a, tile_b_t, k_len);
+        let _ = (staged, tile_a, tile_b_t, k_len, key);
     }
     /// Host: one worker's [`mma_k_tile`](ComputePolicy::mma_k_tile), which
     /// may read what [`stage`](ComputePolicy::stage) prepared instead of the

@@ -116,23 +116,46 @@ fn k_len<T: TilePolicy>(k: usize, t: usize) -> usize {
     (k - t * T::K_TILE_SIZE).min(T::K_TILE_SIZE)
 }
 
-/// What a host thread keeps from one workgroup to the next: the staged K
-/// tile and one accumulator per worker, so that running a workgroup
-/// allocates nothing once the buffers have grown.
+/// What a host thread keeps from one workgroup to the next while it runs
+/// one problem: the staged K tiles (which a policy may reuse, see
+/// [`TileKey`]) and one accumulator per worker, so that running a
+/// workgroup allocates nothing once the buffers have grown.
+///
+/// It borrows the problem it serves: A and B cannot change while it
+/// lives, which is what makes reusing staged tiles sound.
 #[cfg(not(target_arch = "amdgpu"))]
-pub struct HostScratch<P: ComputePolicy> {
+pub struct HostScratch<'p, P: ComputePolicy> {
+    problem: *const (),
     staged: P::Staged,
     accs: std::vec::Vec<P::Accumulator>,
+    _p: core::marker::PhantomData<&'p ()>,
 }
 
 #[cfg(not(target_arch = "amdgpu"))]
-impl<P: ComputePolicy> Default for HostScratch<P> {
-    fn default() -> Self {
+impl<'p, P: ComputePolicy> HostScratch<'p, P> {
+    /// Scratch for the workgroups of `problem`.
+    pub fn new(problem: &'p Problem<'_, P::Elem, P::Out>) -> Self {
         HostScratch {
+            problem: core::ptr::from_ref(problem).cast(),
             staged: P::Staged::default(),
             accs: std::vec::Vec::new(),
+            _p: core::marker::PhantomData,
         }
     }
+}
+
+/// Which part of the problem a staged K tile holds. Within one problem,
+/// equal `(block_row, k_tile)` mean the same strip of A and equal
+/// `(block_col, k_tile)` the same strip of B, whatever the tile policy, so
+/// a host policy may reuse what it staged for them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TileKey {
+    /// The workgroup's block row (`block_y`).
+    pub block_row: usize,
+    /// The workgroup's block column (`block_x`).
+    pub block_col: usize,
+    /// The K tile.
+    pub k_tile: usize,
 }
 
 /// The whole workgroup `(block_x, block_y)` on the host, as the GPU runs
@@ -148,6 +171,9 @@ impl<P: ComputePolicy> Default for HostScratch<P> {
 /// Calls that run concurrently on the same `problem` must be for distinct
 /// workgroups.
 ///
+/// # Panics
+/// If `scratch` was made for another problem.
+///
 /// ```
 /// use mfma_gemm::{gemm_wave, gemm_workgroup, workers_per_block, GlobalTiles, HostScratch};
 /// use mfma_gemm::{MfmaPolicy, Problem};
@@ -159,7 +185,7 @@ impl<P: ComputePolicy> Default for HostScratch<P> {
 /// let (mut c1, mut c2) = (vec![0.0f32; m * n], vec![0.0f32; m * n]);
 /// let p = Problem::new(m, n, k, &a, &b, &mut c1);
 /// // SAFETY: one call at a time.
-/// unsafe { gemm_workgroup::<T, P>(&p, 0, 0, &mut HostScratch::default()) };
+/// unsafe { gemm_workgroup::<T, P>(&p, 0, 0, &mut HostScratch::new(&p)) };
 /// drop(p);
 /// let p = Problem::new(m, n, k, &a, &b, &mut c2);
 /// for w in 0..workers_per_block::<T, P>() {
@@ -173,7 +199,7 @@ pub unsafe fn gemm_workgroup<T: TilePolicy, P: ComputePolicy>(
     problem: &Problem<'_, P::Elem, P::Out>,
     block_x: usize,
     block_y: usize,
-    scratch: &mut HostScratch<P>,
+    scratch: &mut HostScratch<'_, P>,
 ) {
     const { assert_tiling::<T, P>() };
     let (row0, col0) = (block_y * T::BLOCK_TILE_M, block_x * T::BLOCK_TILE_N);
@@ -182,7 +208,11 @@ pub unsafe fn gemm_workgroup<T: TilePolicy, P: ComputePolicy>(
         problem.a().sub(row0, 0, T::BLOCK_TILE_M, k),
         problem.b_t().sub(col0, 0, T::BLOCK_TILE_N, k),
     );
-    let HostScratch { staged, accs } = scratch;
+    assert!(
+        core::ptr::eq(scratch.problem, core::ptr::from_ref(problem).cast()),
+        "a HostScratch serves the problem it was made for"
+    );
+    let HostScratch { staged, accs, .. } = scratch;
     accs.clear();
     accs.extend((0..workers_per_block::<T, P>()).map(|_| P::zero()));
     for t in 0..T::k_tiles(k) {
@@ -190,7 +220,12 @@ pub unsafe fn gemm_workgroup<T: TilePolicy, P: ComputePolicy>(
         tiles.acquire(t);
         let (tile_a, tile_b_t) = (tiles.tile_a(t), tiles.tile_b_t(t));
         let k_len = k_len::<T>(k, t);
-        P::stage(staged, &tile_a, &tile_b_t, k_len);
+        let key = TileKey {
+            block_row: block_y,
+            block_col: block_x,
+            k_tile: t,
+        };
+        P::stage(staged, &tile_a, &tile_b_t, k_len, key);
         for (w, acc) in accs.iter_mut().enumerate() {
             let (row, col) = thread_tile_offset::<T, P>(w);
             P::mma_staged(acc, staged, &tile_a, &tile_b_t, row, col, k_len);

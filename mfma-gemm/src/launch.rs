@@ -43,20 +43,28 @@ pub fn gemm<T: TilePolicy, P: ComputePolicy>(
     let problem = Problem::new(m, n, k, a, b, c);
     let (gx, gy) = grid::<T>(m, n);
     let blocks = gx * gy;
+    let threads = threads.clamp(1, blocks.max(1));
+    // Workgroups are handed out in runs of consecutive ones (row-major), a
+    // few runs per thread: a thread then meets the same block row, whose
+    // staged strips of A it can reuse, several times in a row, and the runs
+    // are still small enough to even out threads that run slower.
+    let run = (blocks / (threads * 4)).max(1);
     let next = AtomicUsize::new(0);
     let work = || {
-        let mut scratch = HostScratch::<P>::default();
+        let mut scratch = HostScratch::<P>::new(&problem);
         loop {
-            let blk = next.fetch_add(1, Ordering::Relaxed);
-            if blk >= blocks {
+            let first = next.fetch_add(run, Ordering::Relaxed);
+            if first >= blocks {
                 break;
             }
-            // SAFETY: the counter hands every workgroup to exactly one thread.
-            unsafe { gemm_workgroup::<T, P>(&problem, blk % gx, blk / gx, &mut scratch) };
+            for blk in first..(first + run).min(blocks) {
+                // SAFETY: the counter hands every workgroup to exactly one thread.
+                unsafe { gemm_workgroup::<T, P>(&problem, blk % gx, blk / gx, &mut scratch) };
+            }
         }
     };
     std::thread::scope(|s| {
-        for _ in 1..threads.clamp(1, blocks.max(1)) {
+        for _ in 1..threads {
             s.spawn(work);
         }
         work();

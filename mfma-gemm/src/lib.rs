@@ -62,6 +62,8 @@ mod staged;
 
 pub use compute::ComputePolicy;
 pub use kernel::{gemm_wave, grid, threads_per_block, workers_per_block};
+#[cfg(not(target_arch = "amdgpu"))]
+pub use mfma::MfmaStaging;
 pub use mfma::{MfmaCdna2F64Policy, MfmaPolicy};
 pub use problem::Problem;
 pub use scalar::ScalarFmaPolicy;
@@ -69,7 +71,7 @@ pub use tile::{GlobalStrips, GlobalTiles, TilePolicy, TileStorage};
 pub use view::{OutTile, Tile};
 
 #[cfg(not(target_arch = "amdgpu"))]
-pub use kernel::{gemm_workgroup, HostScratch};
+pub use kernel::{gemm_workgroup, HostScratch, TileKey};
 #[cfg(not(target_arch = "amdgpu"))]
 pub use launch::{available_threads, gemm};
 #[cfg(not(target_arch = "amdgpu"))]

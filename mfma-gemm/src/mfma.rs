@@ -122,24 +122,27 @@ impl<X: Instr> ComputePolicy for MfmaPolicy<X> {
     /// software path's computing form, and every wave's chain reads its
     /// fragments straight out of them.
     #[cfg(not(target_arch = "amdgpu"))]
-    type Staged = (PanelA<X>, PanelB<X>);
+    type Staged = MfmaStaging<X>;
 
     #[cfg(not(target_arch = "amdgpu"))]
     fn stage(
-        (a, b): &mut Self::Staged,
+        staged: &mut MfmaStaging<X>,
         tile_a: &Tile<'_, X::In>,
         tile_b_t: &Tile<'_, X::In>,
         k_len: usize,
+        key: crate::TileKey,
     ) {
         // Whole steps: past `k_len` the panels hold the tiles' zero padding.
         let k = k_len.next_multiple_of(X::SPEC.k);
         let rows = tile_a.rows().next_multiple_of(Self::THREAD_TILE_M);
         let cols = tile_b_t.rows().next_multiple_of(Self::THREAD_TILE_N);
-        match tile_a.row_run(0, 0, 0) {
-            Some(_) => a.fill_rows(rows, k, |r| tile_a.row_run(r, 0, k).unwrap_or_default()),
-            None => a.fill_with(rows, k, |r, c| tile_a.get(r, c)),
+        if let Some(a) = staged.a_for(key) {
+            match tile_a.row_run(0, 0, 0) {
+                Some(_) => a.fill_rows(rows, k, |r| tile_a.row_run(r, 0, k).unwrap_or_default()),
+                None => a.fill_with(rows, k, |r, c| tile_a.get(r, c)),
+            }
         }
-        let tile_b = tile_b_t.transposed();
+        let (b, tile_b) = (&mut staged.b, tile_b_t.transposed());
         match tile_b.row_run(0, 0, 0) {
             Some(_) => b.fill_rows(k, cols, |r| tile_b.row_run(r, 0, cols).unwrap_or_default()),
             None => b.fill_with(k, cols, |r, c| tile_b.get(r, c)),
@@ -149,13 +152,14 @@ impl<X: Instr> ComputePolicy for MfmaPolicy<X> {
     #[cfg(not(target_arch = "amdgpu"))]
     fn mma_staged(
         acc: &mut Acc<X>,
-        (a, b): &Self::Staged,
+        staged: &MfmaStaging<X>,
         _tile_a: &Tile<'_, X::In>,
         _tile_b_t: &Tile<'_, X::In>,
         row: usize,
         col: usize,
         k_len: usize,
     ) {
+        let (a, b) = (staged.a(), &staged.b);
         // A worker whose tile lies wholly past the matrix edge finds no
         // rows (or columns) staged for it, and has nothing to add.
         if row >= a.rows() || col >= b.cols() {
@@ -208,6 +212,70 @@ impl<X: Instr> MfmaPolicy<X> {
             f.write(Self::load_a(tile, row, ki + t * k));
         }
     }
+}
+
+/// What an [`MfmaPolicy`] stages on the host: the current K tile of B, and
+/// the K tiles of A of the block row last seen. Workgroups of one block
+/// row read the same strip of A, so a thread that runs several of them
+/// (the grid is handed out row by row) packs it once: half the packing of
+/// a square problem.
+#[cfg(not(target_arch = "amdgpu"))]
+pub struct MfmaStaging<X: Instr> {
+    /// Direct mapped by K tile.
+    a: std::vec::Vec<CachedA<X>>,
+    current: usize,
+    b: PanelB<X>,
+}
+
+#[cfg(not(target_arch = "amdgpu"))]
+impl<X: Instr> Default for MfmaStaging<X> {
+    fn default() -> Self {
+        MfmaStaging {
+            a: std::vec::Vec::new(),
+            current: 0,
+            b: PanelB::new(),
+        }
+    }
+}
+
+#[cfg(not(target_arch = "amdgpu"))]
+impl<X: Instr> MfmaStaging<X> {
+    /// K tiles of A kept: enough for K up to 64 tiles, a bounded amount
+    /// of memory beyond.
+    const SLOTS: usize = 64;
+
+    /// Makes the slot of `key`'s A tile current; returns it to be filled,
+    /// or `None` if it already holds that tile.
+    fn a_for(&mut self, key: crate::TileKey) -> Option<&mut PanelA<X>> {
+        let slot = key.k_tile % Self::SLOTS;
+        if self.a.len() <= slot {
+            self.a.resize_with(slot + 1, || CachedA {
+                tag: None,
+                panel: PanelA::new(),
+            });
+        }
+        self.current = slot;
+        let cached = &mut self.a[slot];
+        let want = Some((key.block_row, key.k_tile));
+        if cached.tag == want {
+            return None;
+        }
+        cached.tag = want;
+        Some(&mut cached.panel)
+    }
+
+    /// The current K tile of A.
+    fn a(&self) -> &PanelA<X> {
+        &self.a[self.current].panel
+    }
+}
+
+/// A slot of [`MfmaStaging`]'s A tiles, tagged with the `(block_row,
+/// k_tile)` it holds.
+#[cfg(not(target_arch = "amdgpu"))]
+struct CachedA<X: Instr> {
+    tag: Option<(usize, usize)>,
+    panel: PanelA<X>,
 }
 
 /// Steps of a K tile run as one chain. On the host a chain keeps C in

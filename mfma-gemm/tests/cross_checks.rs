@@ -156,3 +156,35 @@ fn the_host_workgroup_runner_equals_the_wave_by_wave_kernel() {
         mfma_core::cdna2::visit(x.name, Check).unwrap();
     }
 }
+
+/// On one thread, `gemm` runs the grid row by row and reuses the packed K
+/// tiles of A within a block row. With 75 K tiles the 64 slots of the
+/// cache wrap around, so tiles `t` and `t + 64` share a slot: reusing a
+/// tile of another row or K tile would show in the bits.
+#[test]
+fn staged_a_tiles_are_reused_only_for_their_own_row_and_k_tile() {
+    fn check<T: TilePolicy, P: ComputePolicy>((m, n, k): (usize, usize, usize)) {
+        let a = random::matrix::<P::Elem>(m * k, 11);
+        let b = random::matrix::<P::Elem>(k * n, 12);
+        let got = run::<T, P>((m, n, k), &a, &b, 1);
+        let want: Vec<P::Out> = reference::gemm(P::ARITH, P::K_STEP, m, n, k, &a, &b);
+        assert_same(std::any::type_name::<P>(), n, &got, &want);
+    }
+    check::<GlobalTiles<32, 32, 4>, MfmaCdna2F64Policy>((100, 70, 300));
+    check::<GlobalTiles<64, 64, 8>, MfmaPolicy<mfma!(f32_32x32x8f16)>>((150, 130, 597));
+    check::<GlobalTiles<64, 32, 8>, MfmaPolicy<mfma!(i32_16x16x4i8)>>((130, 100, 600));
+}
+
+#[test]
+#[should_panic(expected = "a HostScratch serves the problem it was made for")]
+fn a_host_scratch_serves_one_problem() {
+    use mfma_gemm::{gemm_workgroup, HostScratch, Problem};
+    type P = MfmaCdna2F64Policy;
+    let (a, b) = (vec![1.0; 16], vec![1.0; 16]);
+    let (mut c1, mut c2) = (vec![0.0; 16], vec![0.0; 16]);
+    let first = Problem::new(4, 4, 4, &a, &b, &mut c1);
+    let second = Problem::new(4, 4, 4, &a, &b, &mut c2);
+    let mut scratch = HostScratch::<P>::new(&first);
+    // SAFETY: one call at a time.
+    unsafe { gemm_workgroup::<GlobalTiles<32, 32, 4>, P>(&second, 0, 0, &mut scratch) };
+}
