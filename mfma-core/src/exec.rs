@@ -50,13 +50,20 @@ pub fn execute_into<X: Instr, const CBSZ: i32, const ABID: i32, const BLGP: i32>
     c: &mut Acc<X>,
 ) {
     const { assert_legal(X::SPEC, CBSZ, ABID, BLGP) };
+    // Without modifiers, a chain of one: chains scan f16/bf16 inputs for
+    // the fast path, which the per-instruction kernel (the exact
+    // statement of reference 4.2, kept for routed operands) does not.
     #[cfg(not(target_arch = "amdgpu"))]
-    crate::soft::run::<X>(
-        Modifiers::new(CBSZ as i64, ABID as i64, BLGP as i64),
-        a,
-        b,
-        c,
-    );
+    if CBSZ == 0 && ABID == 0 && BLGP == 0 {
+        crate::soft::run_chain::<X>(core::slice::from_ref(a), core::slice::from_ref(b), c);
+    } else {
+        crate::soft::run::<X>(
+            Modifiers::new(CBSZ as i64, ABID as i64, BLGP as i64),
+            a,
+            b,
+            c,
+        );
+    }
     #[cfg(target_arch = "amdgpu")]
     {
         // SAFETY: modifiers are validated above; fragments hold this lane's registers.

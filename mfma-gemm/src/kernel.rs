@@ -148,6 +148,7 @@ impl<'p, P: ComputePolicy> HostScratch<'p, P> {
 /// equal `(block_row, k_tile)` mean the same strip of A and equal
 /// `(block_col, k_tile)` the same strip of B, whatever the tile policy, so
 /// a host policy may reuse what it staged for them.
+#[cfg(not(target_arch = "amdgpu"))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TileKey {
     /// The workgroup's block row (`block_y`).

@@ -535,7 +535,7 @@ mod tests {
 
     /// One instruction with A's row 0 = `[a0, a1, 0, ...]`, every column
     /// of B = `[b, b, 0, ...]` and C zero but `C[0][0] = c00`, run as a chain
-    /// and as a single instruction; returns both `D[0][0]`.
+    /// and by the per-instruction (exact) kernel; returns both `D[0][0]`.
     fn row0(a0: f32, a1: f32, b: f32, c00: f32) -> (u32, u32) {
         type X = Bf16Builtin;
         let bf = |x: f32| {
@@ -552,7 +552,8 @@ mod tests {
         let c = crate::Acc::<X>::from_fn(|_, i, j| if (i, j) == (0, 0) { c00 } else { 0.0 });
         let mut chained = c;
         crate::execute_chain_into::<X, 0, 0, 0>(&[a], &[b], &mut chained);
-        let one = crate::execute::<X, 0, 0, 0>(a, b, c);
+        let mut one = c;
+        super::super::run::<X>(Modifiers::NONE, &a, &b, &mut one);
         (chained.get(0, 0, 0).to_bits(), one.get(0, 0, 0).to_bits())
     }
 

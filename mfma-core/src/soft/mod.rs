@@ -322,6 +322,7 @@ mod tests {
     use super::cpu;
     use crate::{execute, Acc, Element, FragA, FragB, Instr, Visit};
     use mfma_spec::ElemType;
+    use mfma_spec::Modifiers;
 
     /// A small xorshift: enough to spread bit patterns, no dependency.
     struct Bits(u64);
@@ -365,15 +366,31 @@ mod tests {
 
     /// Two accumulators have the same bits (NaN by class).
     fn assert_same_bits<X: Instr>(got: &Acc<X>, want: &Acc<X>, what: &str) {
-        for (g, w) in got.as_row_major().iter().zip(want.as_row_major()) {
+        for (idx, (g, w)) in got
+            .as_row_major()
+            .iter()
+            .zip(want.as_row_major())
+            .enumerate()
+        {
             let (g, w) = (g.to_bits_u64(), w.to_bits_u64());
             let ty = X::SPEC.cd;
             assert!(
                 g == w || (is_nan(ty, g) && is_nan(ty, w)),
-                "{} {what}: {g:x} vs {w:x}",
+                "{} {what}: {g:x} vs {w:x} at {idx}",
                 X::SPEC.name
             );
         }
+    }
+
+    /// `c` after one instruction of the per-instruction kernel.
+    ///
+    /// A function, not a closure: rustc 1.95 miscompiles
+    /// `let each = |mut c: Acc<X>| { run(.., &mut c); c };` called twice
+    /// with the same `c` (opt-level 2), the second call starting from the
+    /// first one's result.
+    fn each<X: Instr>(a: &FragA<X>, b: &FragB<X>, mut c: Acc<X>) -> Acc<X> {
+        super::run::<X>(Modifiers::NONE, a, b, &mut c);
+        c
     }
 
     /// Runs builtin `X` on random inputs with both compiled copies of its
@@ -387,13 +404,16 @@ mod tests {
                 let a = FragA::<X>::from_fn(|_, _, _| rng.elem());
                 let b = FragB::<X>::from_fn(|_, _, _| rng.elem());
                 let c = Acc::<X>::from_fn(|_, _, _| rng.elem());
-                let fast = execute::<X, 0, 0, 0>(a, b, c);
+                // Both the chain kernels (what `execute` runs without
+                // modifiers) and the per-instruction ones.
+                let (fast, fast_each) = (execute::<X, 0, 0, 0>(a, b, c), each(&a, &b, c));
                 super::cpu::FORCE_PORTABLE.set(true);
                 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
                 assert!(!super::cpu::has_avx2_fma());
-                let portable = execute::<X, 0, 0, 0>(a, b, c);
+                let (portable, portable_each) = (execute::<X, 0, 0, 0>(a, b, c), each(&a, &b, c));
                 super::cpu::FORCE_PORTABLE.set(false);
-                assert_same_bits(&fast, &portable, "portable");
+                assert_same_bits(&fast, &portable, "portable chain");
+                assert_same_bits(&fast_each, &portable_each, "portable instruction");
             }
         }
     }
@@ -459,9 +479,11 @@ mod tests {
                 let c = Acc::<X>::from_fn(|_, _, _| rng.from(self.acc));
                 let mut chained = c;
                 crate::execute_chain_into::<X, 0, 0, 0>(&a, &b, &mut chained);
+                // The per-instruction kernel, not `execute_into`, which is
+                // itself a chain of one when modifiers are zero.
                 let mut looped = c;
                 for (a, b) in a.iter().zip(&b) {
-                    crate::execute_into::<X, 0, 0, 0>(a, b, &mut looped);
+                    super::run::<X>(Modifiers::NONE, a, b, &mut looped);
                 }
                 assert_same_bits(&chained, &looped, &std::format!("chain of {len}"));
             }
@@ -534,7 +556,7 @@ mod tests {
                         a[(row + blk * s.m + i) * k + t * s.k + kk]
                     });
                     let fb = FragB::<X>::from_fn(|_, kk, j| b[(t * s.k + kk) * cols + col + j]);
-                    crate::execute_into::<X, 0, 0, 0>(&fa, &fb, &mut looped);
+                    super::run::<X>(Modifiers::NONE, &fa, &fb, &mut looped);
                 }
                 assert_same_bits(&packed, &looped, &std::format!("{steps} steps from panels"));
             }
