@@ -3,7 +3,7 @@
 
 use crate::fragment::{Acc, FragA, FragB};
 use crate::instr::Instr;
-use mfma_spec::{validate, Builtin, Modifiers};
+use mfma_spec::{validate, Arith, Builtin, Modifiers};
 
 /// Compile-time check of modifiers given as constants rather than literals.
 /// Fires at monomorphization (when a generic caller is instantiated), which
@@ -50,11 +50,12 @@ pub fn execute_into<X: Instr, const CBSZ: i32, const ABID: i32, const BLGP: i32>
     c: &mut Acc<X>,
 ) {
     const { assert_legal(X::SPEC, CBSZ, ABID, BLGP) };
-    // Without modifiers, a chain of one: chains scan f16/bf16 inputs for
-    // the fast path, which the per-instruction kernel (the exact
-    // statement of reference 4.2, kept for routed operands) does not.
+    // f16/bf16 without modifiers: a chain of one, which scans the inputs
+    // for the fast path; the per-instruction kernel (the exact statement
+    // of reference 4.2, kept for routed operands) does not. The other
+    // families' per-instruction kernels are as fast as a chain of one.
     #[cfg(not(target_arch = "amdgpu"))]
-    if CBSZ == 0 && ABID == 0 && BLGP == 0 {
+    if CBSZ == 0 && ABID == 0 && BLGP == 0 && matches!(X::SPEC.arith, Arith::GroupedSum { .. }) {
         crate::soft::run_chain::<X>(core::slice::from_ref(a), core::slice::from_ref(b), c);
     } else {
         crate::soft::run::<X>(

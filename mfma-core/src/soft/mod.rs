@@ -196,42 +196,72 @@ pub trait Kernel<C>: Copy + Sized {
     /// widens them, `CHAIN` steps at a time.
     #[inline(always)]
     fn chain<X: Instr>(a: Win<'_, Self>, b: Win<'_, Self>, steps: usize, c: &mut [C]) {
-        let s = X::SPEC;
-        let mut wa = [[Self::Wide::default(); MAX_FRAGMENT]; CHAIN];
-        let mut wb = [[Self::Wide::default(); MAX_FRAGMENT]; CHAIN];
-        let mut first = 0;
-        while first < steps {
-            let len = (steps - first).min(CHAIN);
-            let mut plain = true;
-            for t in 0..len {
-                for blk in 0..s.blocks {
-                    let to = &mut wa[t][blk * s.m * s.k..];
-                    for i in 0..s.m {
-                        let row = a.row(first + t, blk, i, s.k);
-                        plain &= Self::widen_slice(row, &mut to[i * s.k..][..s.k]);
-                    }
-                    let to = &mut wb[t][blk * s.k * s.n..];
-                    for kk in 0..s.k {
-                        let row = b.row(first + t, blk, kk, s.n);
-                        plain &= Self::widen_slice(row, &mut to[kk * s.n..][..s.n]);
-                    }
-                }
-            }
-            let shape = |rows, cols| [len, s.blocks, rows, cols];
-            let wa = Win::new(
-                wa.as_flattened(),
-                [MAX_FRAGMENT, s.m * s.k, s.k],
-                shape(s.m, s.k),
-            );
-            let wb = Win::new(
-                wb.as_flattened(),
-                [MAX_FRAGMENT, s.k * s.n, s.n],
-                shape(s.k, s.n),
-            );
-            Self::chain_wide::<X>(wa, wb, len, plain, c);
-            first += len;
+        // A lone instruction needs one slot, not CHAIN of them to zero.
+        if steps == 1 {
+            widen_chain::<X, C, Self, 1>(a, b, steps, c);
+        } else {
+            widen_chain::<X, C, Self, CHAIN>(a, b, steps, c);
         }
     }
+}
+
+/// [`Kernel::chain`]'s default, `S` steps widened at a time.
+#[inline(always)]
+fn widen_chain<X: Instr, C, T: Kernel<C>, const S: usize>(
+    a: Win<'_, T>,
+    b: Win<'_, T>,
+    steps: usize,
+    c: &mut [C],
+) {
+    let s = X::SPEC;
+    let mut wa = [[T::Wide::default(); MAX_FRAGMENT]; S];
+    let mut wb = [[T::Wide::default(); MAX_FRAGMENT]; S];
+    let mut first = 0;
+    while first < steps {
+        let len = (steps - first).min(S);
+        let mut plain = true;
+        for t in 0..len {
+            plain &= widen_operand::<C, T>(a, first + t, [s.blocks, s.m, s.k], &mut wa[t]);
+            plain &= widen_operand::<C, T>(b, first + t, [s.blocks, s.k, s.n], &mut wb[t]);
+        }
+        let shape = |rows, cols| [len, s.blocks, rows, cols];
+        let wa = Win::new(
+            wa.as_flattened(),
+            [MAX_FRAGMENT, s.m * s.k, s.k],
+            shape(s.m, s.k),
+        );
+        let wb = Win::new(
+            wb.as_flattened(),
+            [MAX_FRAGMENT, s.k * s.n, s.n],
+            shape(s.k, s.n),
+        );
+        T::chain_wide::<X>(wa, wb, len, plain, c);
+        first += len;
+    }
+}
+
+/// Widens step `t` of an operand window of `blocks × rows × cols` into
+/// `to` (matrix order); whether every value passed [`Kernel::plain`].
+#[inline(always)]
+fn widen_operand<C, T: Kernel<C>>(
+    w: Win<'_, T>,
+    t: usize,
+    [blocks, rows, cols]: [usize; 3],
+    to: &mut [T::Wide],
+) -> bool {
+    // A fragment's operand is one contiguous run: widen it in one call.
+    if w.row == cols && w.block == rows * cols {
+        let len = blocks * rows * cols;
+        return T::widen_slice(&w.data[t * w.step..][..len], &mut to[..len]);
+    }
+    let mut plain = true;
+    for blk in 0..blocks {
+        for r in 0..rows {
+            let to = &mut to[(blk * rows + r) * cols..][..cols];
+            plain &= T::widen_slice(w.row(t, blk, r, cols), to);
+        }
+    }
+    plain
 }
 
 /// [`Kernel::widen_slice`]'s default: the element-wise definition, from
