@@ -11,9 +11,10 @@
 //!
 //! `--compare` (size 1024 unless given) times every MFMA policy on one
 //! thread and on every core next to the `matrixmultiply` crate's
-//! sgemm/dgemm on the same number of threads, and ends with one line per
-//! input type: `ratio dtype=… emulated_gflops=… baseline_gflops=… ratio=…`
-//! (all cores; f16, bf16 and i8 are measured against sgemm, i8 in ops/s).
+//! sgemm/dgemm on the same number of threads, the four runs alternating
+//! (best of 9 each), and ends with one line per input type:
+//! `ratio dtype=… emulated_gflops=… baseline_gflops=… ratio=…` (all cores;
+//! f16, bf16 and i8 are measured against sgemm, i8 in ops/s).
 
 use clap::Parser;
 use mfma_gemm::catalog::{self, Config, Entry, Outcome};
@@ -277,7 +278,7 @@ mod compare {
             cfg.m, cfg.n, cfg.k, cfg.warmup, cfg.reps.max(1)
         );
         println!(
-            "{:<22} {:<8} {:>7} {:>11} {:>11} {:>7} {:>11} {:>11} {:>7} {:>8} bit-exact",
+            "{:<22} {:<8} {:>7} {:>11} {:>11} {:>7} {:>11} {:>11} {:>7} {:>8} {:>10} bit-exact",
             "policy",
             "dtype",
             "base",
@@ -287,7 +288,8 @@ mod compare {
             "all emu",
             "all base",
             "all x",
-            "scaling"
+            "scaling",
+            "base scal."
         );
         let mut ratios = Vec::new();
         let mut failed = 0;
@@ -303,7 +305,7 @@ mod compare {
             let b = base_of(e);
             let [[single, b1], [multi, ball]] = paired(e, b, cfg);
             println!(
-                "{:<22} {:<8} {:>7} {:>11.2} {:>11.2} {:>7.3} {:>11.2} {:>11.2} {:>7.3} {:>8.2} {}",
+                "{:<22} {:<8} {:>7} {:>11.2} {:>11.2} {:>7.3} {:>11.2} {:>11.2} {:>7.3} {:>8.2} {:>10.2} {}",
                 e.name,
                 dtype,
                 format!("{b:?}").to_lowercase(),
@@ -314,12 +316,17 @@ mod compare {
                 ball,
                 multi / ball,
                 multi / single,
+                ball / b1,
                 if checked.bit_exact() { "yes" } else { "NO" }
             );
             failed += usize::from(!checked.bit_exact());
             ratios.push((dtype, multi, ball));
         }
-        println!("(GFLOP/s; i8 in GOP/s; x = emulated / baseline; scaling = all-core / 1-thread emulated)");
+        println!(
+            "(GFLOP/s; i8 in GOP/s; x = emulated / baseline; scaling = all-core / 1-thread emulated; \
+             base scal. = the same for the baseline, in the same alternating runs: what the machine \
+             gave to more threads meanwhile)"
+        );
         for (dtype, emu, base) in ratios {
             println!(
                 "ratio dtype={dtype} emulated_gflops={emu:.2} baseline_gflops={base:.2} ratio={:.3}",

@@ -13,10 +13,12 @@
 //! [`for_each`](mfma_core::Fragment::for_each) and
 //! [`execute_into`](mfma_core::execute_into): on the host a fragment is the
 //! whole wave, on the GPU the calling lane's registers, so the kernel needs
-//! no lane index and no `cfg`. (One exception, for speed: on the host
-//! `MfmaPolicy` fills fragments by copying whole windows of a tile into their
-//! matrix-order storage, and hands each K strip to
-//! [`execute_chain_into`](mfma_core::execute_chain_into) as one chain.)
+//! no lane index and no `cfg`. (The exceptions are for speed on the host:
+//! [`gemm`] runs whole workgroups with [`gemm_workgroup`], whose waves share
+//! each K tile staged once by [`ComputePolicy::stage`], and `MfmaPolicy`
+//! stages it as packed panels that
+//! [`execute_chain_panels`](mfma_core::soft::execute_chain_panels) reads;
+//! a test pins that this gives the bits of [`gemm_wave`] run wave by wave.)
 //!
 //! Tiles are [`Tile`] views with zero-padded reads: [`GlobalTiles`] reads
 //! global memory in place (portable; Rust cannot declare LDS portably), the
