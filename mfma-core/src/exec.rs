@@ -3,7 +3,7 @@
 
 use crate::fragment::{Acc, FragA, FragB};
 use crate::instr::Instr;
-use mfma_spec::{validate, Arith, Builtin, Modifiers};
+use mfma_spec::{validate, Builtin, Modifiers};
 
 /// Compile-time check of modifiers given as constants rather than literals.
 /// Fires at monomorphization (when a generic caller is instantiated), which
@@ -55,7 +55,11 @@ pub fn execute_into<X: Instr, const CBSZ: i32, const ABID: i32, const BLGP: i32>
     // of reference 4.2, kept for routed operands) does not. The other
     // families' per-instruction kernels are as fast as a chain of one.
     #[cfg(not(target_arch = "amdgpu"))]
-    if CBSZ == 0 && ABID == 0 && BLGP == 0 && matches!(X::SPEC.arith, Arith::GroupedSum { .. }) {
+    if CBSZ == 0
+        && ABID == 0
+        && BLGP == 0
+        && matches!(X::SPEC.arith, mfma_spec::Arith::GroupedSum { .. })
+    {
         crate::soft::run_chain::<X>(core::slice::from_ref(a), core::slice::from_ref(b), c);
     } else {
         crate::soft::run::<X>(
