@@ -12,7 +12,7 @@
 //! `--compare` (size 1024 unless given) times every MFMA policy on one
 //! thread and on every core next to the `matrixmultiply` crate's
 //! sgemm/dgemm on the same number of threads, the four runs alternating
-//! (best of 9 each), and ends with one line per input type:
+//! (best of 15 each), and ends with one line per input type:
 //! `ratio dtype=… emulated_gflops=… baseline_gflops=… ratio=…` (all cores;
 //! f16, bf16 and i8 are measured against sgemm, i8 in ops/s).
 
@@ -46,7 +46,7 @@ struct Args {
     #[arg(long, default_value_t = 1)]
     warmup: usize,
     /// Timed repetitions per policy; the best time is reported [default:
-    /// 3, 9 with --compare].
+    /// 3, 15 with --compare].
     #[arg(long)]
     reps: Option<usize>,
     /// Seed of the random inputs.
@@ -129,7 +129,7 @@ fn main() -> ExitCode {
         seed: args.seed,
         threads: args.threads.unwrap_or_else(mfma_gemm::available_threads),
         warmup: args.warmup,
-        reps: args.reps.unwrap_or(if args.compare { 9 } else { 3 }),
+        reps: args.reps.unwrap_or(if args.compare { 15 } else { 3 }),
     };
     if args.compare {
         return compare::run(&entries, &cfg);
