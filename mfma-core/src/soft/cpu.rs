@@ -59,23 +59,32 @@ std::thread_local! {
 /// CPU has them, and from the portable copy otherwise.
 ///
 /// The body must be `#[inline(always)]`: only code inlined into the
-/// `#[target_feature]` copy is compiled with those features.
+/// `#[target_feature]` copy is compiled with those features. With
+/// `=> $body with intrinsics`, the body takes one more const generic, a
+/// `bool`: true in the AVX2 copy on x86-64, where it may call
+/// `core::arch::x86_64` intrinsics, false in the portable copy.
 macro_rules! multiversion {
     ($(#[$attr:meta])* $vis:vis fn $name:ident<$($g:ident: $bound:path),*>($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)? => $body:ident) => {
-        $(#[$attr])*
+        $crate::soft::cpu::multiversion!(@emit [$(#[$attr])*] $vis $name [$($g: $bound),*] [$($arg: $ty),*] [$($ret)?] $body [] []);
+    };
+    ($(#[$attr:meta])* $vis:vis fn $name:ident<$($g:ident: $bound:path),*>($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)? => $body:ident with intrinsics) => {
+        $crate::soft::cpu::multiversion!(@emit [$(#[$attr])*] $vis $name [$($g: $bound),*] [$($arg: $ty),*] [$($ret)?] $body [{ cfg!(target_arch = "x86_64") }] [false]);
+    };
+    (@emit [$($attr:tt)*] $vis:vis $name:ident [$($g:ident: $bound:path),*] [$($arg:ident: $ty:ty),*] [$($ret:ty)?] $body:ident [$($fast:tt)*] [$($slow:tt)*]) => {
+        $($attr)*
         $vis fn $name<$($g: $bound),*>($($arg: $ty),*) $(-> $ret)? {
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             {
                 #[target_feature(enable = "avx2,fma")]
                 unsafe fn avx2_fma<$($g: $bound),*>($($arg: $ty),*) $(-> $ret)? {
-                    $body::<$($g),*>($($arg),*)
+                    $body::<$($g,)* $($fast)*>($($arg),*)
                 }
                 if $crate::soft::cpu::has_avx2_fma() {
                     // SAFETY: the CPU has the features `avx2_fma` is compiled for.
                     return unsafe { avx2_fma::<$($g),*>($($arg),*) };
                 }
             }
-            $body::<$($g),*>($($arg),*)
+            $body::<$($g,)* $($slow)*>($($arg),*)
         }
     };
 }

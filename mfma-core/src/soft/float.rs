@@ -201,58 +201,38 @@ multiversion! {
     fn chain_f64<X: Instr>(a: Win<'_, f64>, b: Win<'_, f64>, steps: usize, c: &mut [f64]) => chain_f64_body
 }
 
-impl Kernel<f32> for f32 {
-    type Wide = f32;
+/// The kernels of a family that computes in its own type.
+macro_rules! fma_kernel {
+    ($t:ty, $chain:ident) => {
+        impl Kernel<$t> for $t {
+            type Wide = $t;
 
-    #[inline(always)]
-    fn widen(self) -> f32 {
-        self
-    }
+            #[inline(always)]
+            fn widen(self) -> $t {
+                self
+            }
 
-    fn run<X: Instr>(m: Modifiers, a: &[f32], b: &[f32], c: &mut [f32]) {
-        chained_fma::<X, f32>(m, a, b, c)
-    }
+            fn run<X: Instr>(m: Modifiers, a: &[$t], b: &[$t], c: &mut [$t]) {
+                chained_fma::<X, $t>(m, a, b, c)
+            }
 
-    fn chain_wide<X: Instr>(
-        a: Win<'_, f32>,
-        b: Win<'_, f32>,
-        steps: usize,
-        _plain: bool,
-        c: &mut [f32],
-    ) {
-        chain_f32::<X>(a, b, steps, c)
-    }
+            fn chain_wide<X: Instr>(
+                a: Win<'_, $t>,
+                b: Win<'_, $t>,
+                steps: usize,
+                _plain: bool,
+                c: &mut [$t],
+            ) {
+                $chain::<X>(a, b, steps, c)
+            }
 
-    // Already in computing form: no copy.
-    fn chain<X: Instr>(a: Win<'_, f32>, b: Win<'_, f32>, steps: usize, c: &mut [f32]) {
-        chain_f32::<X>(a, b, steps, c)
-    }
+            // Already in computing form: no copy.
+            fn chain<X: Instr>(a: Win<'_, $t>, b: Win<'_, $t>, steps: usize, c: &mut [$t]) {
+                $chain::<X>(a, b, steps, c)
+            }
+        }
+    };
 }
 
-impl Kernel<f64> for f64 {
-    type Wide = f64;
-
-    #[inline(always)]
-    fn widen(self) -> f64 {
-        self
-    }
-
-    fn run<X: Instr>(m: Modifiers, a: &[f64], b: &[f64], c: &mut [f64]) {
-        chained_fma::<X, f64>(m, a, b, c)
-    }
-
-    fn chain_wide<X: Instr>(
-        a: Win<'_, f64>,
-        b: Win<'_, f64>,
-        steps: usize,
-        _plain: bool,
-        c: &mut [f64],
-    ) {
-        chain_f64::<X>(a, b, steps, c)
-    }
-
-    // Already in computing form: no copy.
-    fn chain<X: Instr>(a: Win<'_, f64>, b: Win<'_, f64>, steps: usize, c: &mut [f64]) {
-        chain_f64::<X>(a, b, steps, c)
-    }
-}
+fma_kernel!(f32, chain_f32);
+fma_kernel!(f64, chain_f64);

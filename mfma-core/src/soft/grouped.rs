@@ -399,34 +399,8 @@ fn grouped_chain_body<X: Instr, const AVX2: bool>(
     }
 }
 
-/// [`grouped_chain_body`] from a copy compiled with AVX2+FMA, which uses
-/// intrinsics for its plain path, when the CPU has them; from the portable
-/// copy otherwise. (`multiversion!` by hand, to tell the copies apart.)
-fn grouped_chain<X: Instr>(
-    a: Win<'_, f32>,
-    b: Win<'_, f32>,
-    steps: usize,
-    plain: bool,
-    c: &mut [f32],
-) {
-    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    {
-        #[target_feature(enable = "avx2,fma")]
-        unsafe fn avx2_fma<X: Instr>(
-            a: Win<'_, f32>,
-            b: Win<'_, f32>,
-            steps: usize,
-            plain: bool,
-            c: &mut [f32],
-        ) {
-            grouped_chain_body::<X, { cfg!(target_arch = "x86_64") }>(a, b, steps, plain, c)
-        }
-        if super::cpu::has_avx2_fma() {
-            // SAFETY: the CPU has the features `avx2_fma` is compiled for.
-            return unsafe { avx2_fma::<X>(a, b, steps, plain, c) };
-        }
-    }
-    grouped_chain_body::<X, false>(a, b, steps, plain, c)
+multiversion! {
+    fn grouped_chain<X: Instr>(a: Win<'_, f32>, b: Win<'_, f32>, steps: usize, plain: bool, c: &mut [f32]) => grouped_chain_body with intrinsics
 }
 
 macro_rules! grouped_kernel {

@@ -178,27 +178,8 @@ fn wrapping_chain_body<X: Instr, const AVX2: bool>(
     }
 }
 
-/// [`wrapping_chain_body`] from a copy compiled with AVX2+FMA, which uses
-/// `vpmaddwd` for whole registers, when the CPU has them; from the
-/// portable copy otherwise.
-fn wrapping_chain<X: Instr>(a: Win<'_, i16>, b: Win<'_, i16>, steps: usize, c: &mut [i32]) {
-    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    {
-        #[target_feature(enable = "avx2,fma")]
-        unsafe fn avx2_fma<X: Instr>(
-            a: Win<'_, i16>,
-            b: Win<'_, i16>,
-            steps: usize,
-            c: &mut [i32],
-        ) {
-            wrapping_chain_body::<X, { cfg!(target_arch = "x86_64") }>(a, b, steps, c)
-        }
-        if super::cpu::has_avx2_fma() {
-            // SAFETY: the CPU has the features `avx2_fma` is compiled for.
-            return unsafe { avx2_fma::<X>(a, b, steps, c) };
-        }
-    }
-    wrapping_chain_body::<X, false>(a, b, steps, c)
+multiversion! {
+    fn wrapping_chain<X: Instr>(a: Win<'_, i16>, b: Win<'_, i16>, steps: usize, c: &mut [i32]) => wrapping_chain_body with intrinsics
 }
 
 impl Kernel<i32> for i8 {
