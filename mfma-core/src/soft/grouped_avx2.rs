@@ -113,10 +113,11 @@ pub(super) unsafe fn widen_f16(from: &[half::f16], to: &mut [f32]) -> bool {
     let (lo, hi) = (_mm256_set1_epi32(75), _mm256_set1_epi32(190));
     let mut ok = _mm256_set1_epi32(-1);
     let whole = len / 8 * 8;
-    for (from, to) in from[..whole]
-        .chunks_exact(8)
-        .zip(to[..whole].chunks_exact_mut(8))
-    {
+    let (from_whole, to_whole) = (
+        from[..whole].as_chunks::<8>().0,
+        to[..whole].as_chunks_mut::<8>().0,
+    );
+    for (from, to) in from_whole.iter().zip(to_whole) {
         // SAFETY: both chunks hold 8 elements; f16 is 2 bytes.
         let w = unsafe { _mm256_cvtph_ps(_mm_loadu_si128(from.as_ptr().cast())) };
         if _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_UNORD_Q>(w, w)) != 0 {
