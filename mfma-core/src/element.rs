@@ -59,9 +59,20 @@ element!(i32, I32, 0, |x| u64::from(x as u32), |b| b as u32 as i32);
 ///
 /// On the host a fragment holds the whole wave (in matrix order, see
 /// [`Fragment`](crate::Fragment)); on the GPU it holds the calling lane's items.
-pub trait Storage<T: Element>: Copy + AsRef<[T]> + AsMut<[T]> + Send + Sync + 'static {
+///
+/// Sealed: implemented for `[T; N]` only. The software path reads a slice of
+/// fragments as one run of elements, which is sound only for plain arrays.
+pub trait Storage<T: Element>:
+    sealed::Array + Copy + AsRef<[T]> + AsMut<[T]> + Send + Sync + 'static
+{
     /// Every element set to `v`.
     fn splat(v: T) -> Self;
+}
+
+mod sealed {
+    /// Only arrays are fragment storage.
+    pub trait Array {}
+    impl<T, const N: usize> Array for [T; N] {}
 }
 
 impl<T: Element, const N: usize> Storage<T> for [T; N] {

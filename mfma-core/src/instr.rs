@@ -16,16 +16,26 @@ pub trait InputElement<C>: Element {}
 #[cfg(target_arch = "amdgpu")]
 impl<C, T: Element> InputElement<C> for T {}
 
+/// Implemented by the builtin types `mfma-core` generates from the spec, and
+/// by nothing else: the software path relies on their storage being exactly
+/// the layout's elements.
+pub(crate) mod sealed {
+    /// The seal of [`Instr`](super::Instr).
+    pub trait Builtin {}
+}
+
 /// An MFMA builtin, as a type. Implemented by the types that
-/// [`mfma!`](crate::mfma) names (`mfma!(f32_32x32x8bf16_1k)`); users never
-/// implement it.
+/// [`mfma!`](crate::mfma) names (`mfma!(f32_32x32x8bf16_1k)`), and sealed:
+/// nothing else can implement it.
 ///
 /// ```
 /// use mfma_core::{mfma, Instr};
 /// fn blocks<X: Instr>() -> usize { X::SPEC.blocks }
 /// assert_eq!(blocks::<mfma!(f32_4x4x4f16)>(), 16);
 /// ```
-pub trait Instr: Copy + Default + core::fmt::Debug + Send + Sync + 'static {
+pub trait Instr:
+    sealed::Builtin + Copy + Default + core::fmt::Debug + Send + Sync + 'static
+{
     /// The spec entry this type was generated from.
     const SPEC: &'static Builtin;
     /// Element type of A and B.

@@ -84,6 +84,8 @@ fn builtin(arch: &syn::Ident, index: usize, b: &Builtin, wave: usize) -> TokenSt
 
         ::mfma_core::__builtin_consts!(#ty, #arch, #index);
 
+        impl ::mfma_core::instr::sealed::Builtin for #ty {}
+
         impl ::mfma_core::Instr for #ty {
             const SPEC: &'static ::mfma_core::spec::Builtin = Self::SPEC;
             type In = #input;

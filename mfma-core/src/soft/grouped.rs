@@ -59,7 +59,7 @@ impl GroupedInput for f16 {
     #[inline]
     fn widen_slice(from: &[f16], to: &mut [f32]) -> bool {
         #[cfg(target_arch = "x86_64")]
-        if super::cpu::has_avx2_fma_f16c() {
+        if super::cpu::has_avx2_fma() {
             // SAFETY: the CPU has the features the function is compiled for.
             return unsafe { super::grouped_avx2::widen_f16(from, to) };
         }
@@ -482,8 +482,7 @@ mod tests {
     #[test]
     fn widening_a_slice_is_widening_each_element() {
         let all: std::vec::Vec<f16> = (0..=u16::MAX).map(f16::from_bits).collect();
-        for portable in [false, true] {
-            super::super::cpu::FORCE_PORTABLE.set(portable);
+        super::super::each_copy(|k| {
             // Chunks of every length up to 19 (whole registers and tails),
             // so that each chunk's verdict is tested, not only the total.
             let mut at = 0;
@@ -498,11 +497,10 @@ mod tests {
                     assert_same("f16 slice", x.to_bits(), g, x.to_f32_flushed());
                 }
                 let want = from.iter().all(|x| input_ok(x.to_f32_flushed()));
-                assert_eq!(plain, want, "verdict at {at}, portable: {portable}");
+                assert_eq!(plain, want, "verdict at {at}, {} kernels", k.name());
                 at += len;
             }
-        }
-        super::super::cpu::FORCE_PORTABLE.set(false);
+        });
     }
 
     type Bf16Builtin = crate::mfma!(f32_32x32x8bf16_1k);

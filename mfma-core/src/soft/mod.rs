@@ -20,6 +20,7 @@ mod int;
 mod int_avx2;
 mod panel;
 
+pub use cpu::{with_kernels, Kernels};
 pub use panel::{execute_chain_panels, Panel, PanelA, PanelB};
 
 use crate::fragment::{Acc, FragA, FragB};
@@ -125,8 +126,14 @@ struct Rows<'a, W, const N: usize> {
 impl<'a, W, const N: usize> Rows<'a, W, N> {
     #[inline(always)]
     fn new(data: &'a [W], stride: usize, len: usize) -> Self {
+        // Checked: an overflowing product must not wrap into a small end
+        // that passes, since `get` relies on this check for its unsafe read.
+        let end = match len.checked_sub(1) {
+            None => Some(0),
+            Some(last) => last.checked_mul(stride).and_then(|x| x.checked_add(N)),
+        };
         assert!(
-            len == 0 || (len - 1) * stride + N <= data.len(),
+            end.is_some_and(|end| end <= data.len()),
             "rows past the end of their data"
         );
         Rows { data, stride, len }
@@ -301,8 +308,17 @@ pub(crate) fn run_chain<X: Instr>(a: &[FragA<X>], b: &[FragB<X>], c: &mut Acc<X>
 #[inline(always)]
 fn flat<X: Instr, O: crate::fragment::Operand>(f: &[crate::Fragment<X, O>]) -> &[O::Elem<X>] {
     let len = crate::Fragment::<X, O>::LAYOUT.elements();
-    // SAFETY: a fragment is `repr(transparent)` over an array of `len`
-    // elements, so a slice of them is `f.len() * len` contiguous elements.
+    // Storage is sealed to arrays; that this array is the layout's elements
+    // is a fact of the generated types, checked here once per type.
+    const {
+        assert!(
+            core::mem::size_of::<O::Regs<X>>()
+                == crate::Fragment::<X, O>::LAYOUT.elements() * core::mem::size_of::<O::Elem<X>>()
+        )
+    };
+    // SAFETY: a fragment is `repr(transparent)` over its storage, an array
+    // (`Storage` is sealed) of `len` elements (asserted above), so a slice of
+    // them is `f.len() * len` contiguous elements.
     unsafe { core::slice::from_raw_parts(f.as_ptr().cast(), f.len() * len) }
 }
 
@@ -347,9 +363,23 @@ fn blocks<'s, X: Instr, T, C>(
         .map(move |(blk, (b, c))| (&a[m.a_source_block(blk) * a_len..][..a_len], b, c))
 }
 
+/// Runs `f` once under every compiled copy of the kernels this CPU can run
+/// (see [`Kernels`]), printing the copies it cannot, so that a test compares
+/// all of them wherever it runs.
+#[cfg(test)]
+pub(crate) fn each_copy(mut f: impl FnMut(Kernels)) {
+    for k in Kernels::ALL {
+        if k <= Kernels::available() {
+            with_kernels(k, || f(k));
+        } else {
+            std::println!("skipped: the {} kernels (this CPU lacks them)", k.name());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::cpu;
+    use super::{each_copy, with_kernels, Kernels};
     use crate::{execute, Acc, Element, FragA, FragB, Instr, Visit};
     use mfma_spec::ElemType;
     use mfma_spec::Modifiers;
@@ -414,10 +444,10 @@ mod tests {
 
     /// `c` after one instruction of the per-instruction kernel.
     ///
-    /// A function, not a closure: rustc 1.95 miscompiles
-    /// `let each = |mut c: Acc<X>| { run(.., &mut c); c };` called twice
-    /// with the same `c` (opt-level 2), the second call starting from the
-    /// first one's result.
+    /// (A closure `|mut c: Acc<X>| { run(.., &mut c); c }` called twice with
+    /// the same `c` is miscompiled by rustc 1.95 and 1.96 at opt-level 1 and
+    /// 2, in code generation: rust-lang/rust#155241, fixed in 1.97.1. The
+    /// pinned toolchain has the fix; `tests/tests/toolchain.rs` checks it.)
     fn each<X: Instr>(a: &FragA<X>, b: &FragB<X>, mut c: Acc<X>) -> Acc<X> {
         super::run::<X>(Modifiers::NONE, a, b, &mut c);
         c
@@ -436,14 +466,17 @@ mod tests {
                 let c = Acc::<X>::from_fn(|_, _, _| rng.elem());
                 // Both the chain kernels (what `execute` runs without
                 // modifiers) and the per-instruction ones.
-                let (fast, fast_each) = (execute::<X, 0, 0, 0>(a, b, c), each(&a, &b, c));
-                super::cpu::FORCE_PORTABLE.set(true);
-                #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-                assert!(!super::cpu::has_avx2_fma());
-                let (portable, portable_each) = (execute::<X, 0, 0, 0>(a, b, c), each(&a, &b, c));
-                super::cpu::FORCE_PORTABLE.set(false);
-                assert_same_bits(&fast, &portable, "portable chain");
-                assert_same_bits(&fast_each, &portable_each, "portable instruction");
+                let (portable, portable_each) = with_kernels(Kernels::Portable, || {
+                    assert!(!super::cpu::has_avx2_fma());
+                    (execute::<X, 0, 0, 0>(a, b, c), each(&a, &b, c))
+                });
+                each_copy(|k| {
+                    let (fast, fast_each) = (execute::<X, 0, 0, 0>(a, b, c), each(&a, &b, c));
+                    let what = std::format!("{} chain", k.name());
+                    assert_same_bits(&fast, &portable, &what);
+                    let what = std::format!("{} instruction", k.name());
+                    assert_same_bits(&fast_each, &portable_each, &what);
+                });
             }
         }
     }
@@ -535,16 +568,13 @@ mod tests {
             (Scaled(-14, -10), Scaled(-130, -120)),
             (Scaled(58, 66), Scaled(120, 127)),
         ];
-        // Both copies of the kernels: AVX2 (where the CPU has it), then portable.
-        for portable in [false, true] {
-            cpu::FORCE_PORTABLE.set(portable);
+        each_copy(|_| {
             for x in mfma_spec::cdna2::BUILTINS {
                 for (inputs, acc) in cases {
                     crate::cdna2::visit(x.name, ChainIsTheLoop { inputs, acc }).unwrap();
                 }
             }
-        }
-        cpu::FORCE_PORTABLE.set(false);
+        });
     }
 
     /// Runs random chains of builtin `X` out of panels, from a row and
@@ -603,15 +633,13 @@ mod tests {
             (Scaled(-56, -48), Scaled(-130, -98)),
             (Scaled(58, 66), Scaled(120, 127)),
         ];
-        for portable in [false, true] {
-            cpu::FORCE_PORTABLE.set(portable);
+        each_copy(|_| {
             for x in mfma_spec::cdna2::BUILTINS {
                 for (inputs, acc) in cases {
                     crate::cdna2::visit(x.name, PanelsAreTheLoop { inputs, acc }).unwrap();
                 }
             }
-        }
-        cpu::FORCE_PORTABLE.set(false);
+        });
     }
 
     #[test]
@@ -629,11 +657,70 @@ mod tests {
         assert!(three_steps.is_err());
     }
 
+    /// An end past `usize::MAX` must not wrap into one that passes (in a
+    /// release build, unchecked arithmetic would wrap to 6 here).
+    #[test]
+    #[should_panic(expected = "rows past the end of their data")]
+    fn rows_whose_end_overflows_are_refused() {
+        let data = [0.0f32; 64];
+        let _ = super::Rows::<f32, 8>::new(&data, usize::MAX / 2, 3);
+    }
+
     #[test]
     fn every_fragment_fits_the_widening_buffers() {
         for x in mfma_spec::cdna2::BUILTINS {
             assert!(x.blocks * x.m * x.k <= super::MAX_FRAGMENT, "{}", x.name);
             assert!(x.blocks * x.k * x.n <= super::MAX_FRAGMENT, "{}", x.name);
+        }
+    }
+
+    /// Every path of the software execution once for every builtin, with
+    /// a different value in every element: the per-instruction kernel,
+    /// chains over fragments and over panels (the code with `unsafe` reads).
+    /// Small enough to run under Miri, which is what it is for (README,
+    /// "Checking for undefined behaviour").
+    struct EveryPathOnce;
+    impl Visit for EveryPathOnce {
+        type Output = ();
+        fn visit<X: Instr>(self) {
+            let s = X::SPEC;
+            let mut rng = Bits(0x6a09_e667_f3bc_c908);
+            let a: [FragA<X>; 2] =
+                core::array::from_fn(|_| FragA::<X>::from_fn(|_, _, _| rng.elem()));
+            let b: [FragB<X>; 2] =
+                core::array::from_fn(|_| FragB::<X>::from_fn(|_, _, _| rng.elem()));
+            let c = Acc::<X>::from_fn(|_, _, _| rng.elem());
+            let mut looped = c;
+            for (a, b) in a.iter().zip(&b) {
+                super::run::<X>(Modifiers::NONE, a, b, &mut looped);
+            }
+            let mut chained = c;
+            crate::execute_chain_into::<X, 0, 0, 0>(&a, &b, &mut chained);
+            assert_same_bits(&chained, &looped, "chain of fragments");
+            // The same two steps out of panels: A's blocks stacked down the
+            // rows, B of block 0 (the loop reads every block's own B, so
+            // give every block the same B for this comparison).
+            let b0: [FragB<X>; 2] =
+                core::array::from_fn(|t| FragB::<X>::from_fn(|_, k, j| b[t].get(0, k, j)));
+            let mut looped = c;
+            for (a, b) in a.iter().zip(&b0) {
+                super::run::<X>(Modifiers::NONE, a, b, &mut looped);
+            }
+            let (mut pa, mut pb) = (super::PanelA::<X>::new(), super::PanelB::<X>::new());
+            pa.fill_with(s.blocks * s.m, 2 * s.k, |r, kk| {
+                a[kk / s.k].get(r / s.m, r % s.m, kk % s.k)
+            });
+            pb.fill_with(2 * s.k, s.n, |kk, j| b0[kk / s.k].get(0, kk % s.k, j));
+            let mut packed = c;
+            super::execute_chain_panels(&pa, 0, &pb, 0, 2, &mut packed);
+            assert_same_bits(&packed, &looped, "chain of panels");
+        }
+    }
+
+    #[test]
+    fn miri_every_path_of_every_builtin_once() {
+        for x in mfma_spec::cdna2::BUILTINS {
+            crate::cdna2::visit(x.name, EveryPathOnce).unwrap();
         }
     }
 
