@@ -552,3 +552,674 @@ impl fmt::Debug for Xf32 {
         write!(f, "Xf32({:?}, {:#010x})", self.0, self.to_bits())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Bf8, Fp8, Xf32};
+    use std::format;
+    use std::string::String;
+    use std::vec::Vec;
+
+    /// What the tests know of a format, written from its definition alone
+    /// (not from `super::Fnuz`), and its conversions as plain functions.
+    struct Spec {
+        name: &'static str,
+        man_bits: u32,
+        bias: i32,
+        to_f32: fn(u8) -> f32,
+        to_f64: fn(u8) -> f64,
+        /// `from_f32`, `from_f32_saturating`.
+        from_f32: [fn(f32) -> u8; 2],
+        /// `from_f64`, `from_f64_saturating`.
+        from_f64: [fn(f64) -> u8; 2],
+    }
+
+    const FP8: Spec = Spec {
+        name: "fp8",
+        man_bits: 3,
+        bias: 8,
+        to_f32: |b| Fp8::from_bits(b).to_f32(),
+        to_f64: |b| Fp8::from_bits(b).to_f64(),
+        from_f32: [
+            |x| Fp8::from_f32(x).to_bits(),
+            |x| Fp8::from_f32_saturating(x).to_bits(),
+        ],
+        from_f64: [
+            |x| Fp8::from_f64(x).to_bits(),
+            |x| Fp8::from_f64_saturating(x).to_bits(),
+        ],
+    };
+
+    const BF8: Spec = Spec {
+        name: "bf8",
+        man_bits: 2,
+        bias: 16,
+        to_f32: |b| Bf8::from_bits(b).to_f32(),
+        to_f64: |b| Bf8::from_bits(b).to_f64(),
+        from_f32: [
+            |x| Bf8::from_f32(x).to_bits(),
+            |x| Bf8::from_f32_saturating(x).to_bits(),
+        ],
+        from_f64: [
+            |x| Bf8::from_f64(x).to_bits(),
+            |x| Bf8::from_f64_saturating(x).to_bits(),
+        ],
+    };
+
+    const NAN: u8 = 0x80;
+
+    /// The value of `code` from the textbook formula: sign, biased exponent
+    /// field, mantissa field; exponent field 0 is subnormal. `None` for NaN.
+    fn formula(s: &Spec, code: u8) -> Option<f64> {
+        if code == NAN {
+            return None;
+        }
+        let sign = if code & 0x80 != 0 { -1.0 } else { 1.0 };
+        let e = i32::from((code & 0x7f) >> s.man_bits);
+        let m = f64::from(code & ((1 << s.man_bits) - 1));
+        let frac = m / f64::from(1u32 << s.man_bits);
+        let magnitude = if e == 0 {
+            frac * 2f64.powi(1 - s.bias)
+        } else {
+            (1.0 + frac) * 2f64.powi(e - s.bias)
+        };
+        Some(sign * magnitude)
+    }
+
+    /// Every representable value with its code, ascending, between two
+    /// sentinels `∓(MAX + ulp(MAX))` standing for the overflow: the even
+    /// neighbour that ties above `MAX` round to. The sentinels have code NaN.
+    fn table(s: &Spec) -> Vec<(f64, u8)> {
+        let mut t: Vec<(f64, u8)> = (0..=255u8)
+            .filter_map(|c| formula(s, c).map(|v| (v, c)))
+            .collect();
+        t.sort_by(|a, b| a.0.total_cmp(&b.0));
+        assert_eq!(t.len(), 255, "{}: one NaN, 255 numbers", s.name);
+        let values: Vec<f64> = t.iter().map(|e| e.0).collect();
+        assert!(
+            values.windows(2).all(|w| w[0] < w[1]),
+            "{}: no two codes share a value (one zero)",
+            s.name
+        );
+        let max = t[254].0;
+        let sentinel = 2.0 * max - t[253].0;
+        t.insert(0, (-sentinel, NAN));
+        t.push((sentinel, NAN));
+        t
+    }
+
+    /// Round to nearest by search in `t`: the neighbours `lo ≤ x ≤ hi`, the
+    /// nearer one, on a tie the one with an even code (the sentinels count
+    /// as even). The FNUZ conventions: NaN, ±∞ and overflow are NaN; with
+    /// `saturate`, x is first clamped to [MIN, MAX].
+    fn reference(t: &[(f64, u8)], x: f64, saturate: bool) -> u8 {
+        if x.is_nan() {
+            return NAN;
+        }
+        let (min, max) = (t[1].0, t[t.len() - 2].0);
+        let x = if saturate { x.clamp(min, max) } else { x };
+        if x <= t[0].0 || x >= t[t.len() - 1].0 {
+            return NAN;
+        }
+        let j = t.partition_point(|e| e.0 <= x);
+        let (lo, hi) = (t[j - 1], t[j]);
+        if x == lo.0 {
+            return lo.1;
+        }
+        // Exact: both are short dyadic numbers.
+        let mid = (lo.0 + hi.0) / 2.0;
+        let pick = if x < mid {
+            lo
+        } else if x > mid {
+            hi
+        } else if lo.1 == NAN || lo.1 & 1 == 0 {
+            lo
+        } else {
+            hi
+        };
+        pick.1
+    }
+
+    fn f32_next(x: f32, ulps: i32) -> f32 {
+        // Steps along the f32 bit patterns of one sign; callers keep away
+        // from zero and infinity where that would wrap.
+        f32::from_bits(x.to_bits().wrapping_add_signed(ulps))
+    }
+
+    /// A small deterministic generator (xorshift64*).
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+    }
+
+    /// Checks all four encoders on one f32 input against the reference.
+    fn check_f32(s: &Spec, t: &[(f64, u8)], x: f32) {
+        for (sat, from_f32) in s.from_f32.iter().enumerate() {
+            let want = reference(t, f64::from(x), sat == 1);
+            let got = from_f32(x);
+            assert_eq!(
+                got,
+                want,
+                "{} from_f32{} of {x:e} ({:#010x}): got {got:#04x}, want {want:#04x}",
+                s.name,
+                ["", "_saturating"][sat],
+                x.to_bits()
+            );
+            assert_eq!(
+                s.from_f64[sat](f64::from(x)),
+                want,
+                "{} from_f64 of {x:e}",
+                s.name
+            );
+        }
+    }
+
+    fn check_f64(s: &Spec, t: &[(f64, u8)], x: f64) {
+        for (sat, from_f64) in s.from_f64.iter().enumerate() {
+            let want = reference(t, x, sat == 1);
+            let got = from_f64(x);
+            assert_eq!(
+                got,
+                want,
+                "{} from_f64{} of {x:e} ({:#018x}): got {got:#04x}, want {want:#04x}",
+                s.name,
+                ["", "_saturating"][sat],
+                x.to_bits()
+            );
+        }
+    }
+
+    #[test]
+    fn formats_decode_every_code() {
+        for s in [&FP8, &BF8] {
+            for code in 0..=255u8 {
+                let got = (s.to_f32)(code);
+                let got64 = (s.to_f64)(code);
+                match formula(s, code) {
+                    None => {
+                        assert!(got.is_nan() && got64.is_nan(), "{} {code:#04x}", s.name);
+                    }
+                    Some(v) => {
+                        // Bits, so that the sign of zero counts too.
+                        assert_eq!(
+                            f64::from(got).to_bits(),
+                            v.to_bits(),
+                            "{} {code:#04x}",
+                            s.name
+                        );
+                        assert_eq!(got64.to_bits(), v.to_bits(), "{} {code:#04x}", s.name);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The predicates, `abs`, `neg`, `From` and the formatting of every code.
+    #[test]
+    fn formats_methods_every_code() {
+        macro_rules! each {
+            ($t:ident, $s:expr) => {
+                for code in 0..=255u8 {
+                    let x = $t::from_bits(code);
+                    assert_eq!(x.to_bits(), code);
+                    let v = formula($s, code);
+                    assert_eq!(x.is_nan(), v.is_none());
+                    assert_eq!(x.is_finite(), v.is_some());
+                    assert_eq!(x.is_sign_negative(), code & 0x80 != 0);
+                    assert_eq!(x.is_sign_negative(), v.is_none_or(|v| v < 0.0));
+                    match v {
+                        None => {
+                            assert!(x.abs().is_nan() && (-x).is_nan());
+                            assert_eq!(format!("{x}"), "NaN");
+                            assert_eq!(format!("{x:?}"), concat!(stringify!($t), "(NaN, 0x80)"));
+                        }
+                        Some(v) => {
+                            assert_eq!(x.abs().to_f64(), v.abs());
+                            assert_eq!((-x).to_f64(), -v);
+                            assert_eq!(-(-x), x);
+                            assert!(!x.abs().is_sign_negative());
+                            assert_eq!(f32::from(x), v as f32);
+                            assert_eq!(f64::from(x), v);
+                            assert_eq!(format!("{x}"), format!("{}", v as f32));
+                            assert_eq!(format!("{x:.3}"), format!("{:.3}", v as f32));
+                            assert_eq!(
+                                format!("{x:?}"),
+                                format!(concat!(stringify!($t), "({:?}, {:#04x})"), v as f32, code)
+                            );
+                        }
+                    }
+                }
+                // Zero is its own negation and absolute value; never 0x80.
+                assert_eq!((-$t::ZERO).to_bits(), 0x00);
+                assert_eq!($t::ZERO.abs().to_bits(), 0x00);
+                assert_eq!($t::default(), $t::ZERO);
+            };
+        }
+        each!(Fp8, &FP8);
+        each!(Bf8, &BF8);
+    }
+
+    #[test]
+    fn formats_constants() {
+        macro_rules! constants {
+            ($t:ident, $s:expr, max: $max:expr, min_normal: $mn:expr, min_sub: $ms:expr, eps: $eps:expr) => {{
+                let t = table($s);
+                let numbers = &t[1..t.len() - 1];
+                let value = |x: $t| formula($s, x.to_bits()).unwrap();
+                assert!($t::NAN.is_nan() && $t::NAN.to_bits() == 0x80);
+                assert_eq!(value($t::ZERO).to_bits(), 0f64.to_bits());
+                assert_eq!(value($t::ONE), 1.0);
+                assert_eq!(value($t::MAX), $max);
+                assert_eq!(value($t::MAX), numbers[numbers.len() - 1].0);
+                assert_eq!(value($t::MIN), -$max);
+                assert_eq!(value($t::MIN), numbers[0].0);
+                assert_eq!(value($t::MIN_POSITIVE), $mn);
+                assert_eq!(value($t::MIN_POSITIVE_SUBNORMAL), $ms);
+                let above_zero = numbers.iter().find(|e| e.0 > 0.0).unwrap();
+                assert_eq!(value($t::MIN_POSITIVE_SUBNORMAL), above_zero.0);
+                // The smallest normal: the smallest positive code with a
+                // nonzero exponent field.
+                let smallest_normal = (1..0x80u8).find(|c| c >> $s.man_bits != 0).unwrap();
+                assert_eq!($t::MIN_POSITIVE.to_bits(), smallest_normal);
+                let above_one = numbers.iter().find(|e| e.0 > 1.0).unwrap();
+                assert_eq!(value($t::EPSILON), above_one.0 - 1.0);
+                assert_eq!(value($t::EPSILON), $eps);
+                // Usable in const context.
+                const ONE_BITS: u8 = $t::from_f32(1.0).to_bits();
+                const MAX_F32: f32 = $t::MAX.to_f32();
+                const SAT_BITS: u8 = $t::from_f64_saturating(f64::INFINITY).to_bits();
+                assert_eq!(ONE_BITS, $t::ONE.to_bits());
+                assert_eq!(MAX_F32 as f64, $max);
+                assert_eq!(SAT_BITS, 0x7f);
+                assert_eq!(core::mem::size_of::<$t>(), 1);
+            }};
+        }
+        constants!(Fp8, &FP8, max: 240.0, min_normal: 2f64.powi(-7), min_sub: 2f64.powi(-10), eps: 0.125);
+        constants!(Bf8, &BF8, max: 57344.0, min_normal: 2f64.powi(-15), min_sub: 2f64.powi(-17), eps: 0.25);
+    }
+
+    #[test]
+    fn formats_round_trip_every_code() {
+        for s in [&FP8, &BF8] {
+            for code in (0..=255u8).filter(|&c| c != NAN) {
+                let x = (s.to_f32)(code);
+                for sat in 0..2 {
+                    assert_eq!(s.from_f32[sat](x), code, "{} {code:#04x}", s.name);
+                    assert_eq!(
+                        s.from_f64[sat]((s.to_f64)(code)),
+                        code,
+                        "{} {code:#04x}",
+                        s.name
+                    );
+                }
+            }
+            assert_eq!(s.from_f32[0]((s.to_f32)(NAN)), NAN);
+        }
+    }
+
+    /// Hand-worked cases, several cross-checked with ml_dtypes 0.6.0.
+    #[test]
+    fn formats_known_values() {
+        let fp8 = |x: f32| Fp8::from_f32(x).to_bits();
+        let bf8 = |x: f32| Bf8::from_f32(x).to_bits();
+        // 1.0 is 0x40 in both; OCP E4M3 would say 0x38, OCP E5M2 0x3c.
+        assert_eq!((fp8(1.0), bf8(1.0)), (0x40, 0x40));
+        // Ties to even: 1.0625 is halfway between 1.0 (0x40) and 1.125 (0x41).
+        assert_eq!(fp8(1.0625), 0x40);
+        assert_eq!(fp8(1.1875), 0x42); // halfway 1.125 (0x41) / 1.25 (0x42)
+        assert_eq!(fp8(-1.1875), 0xc2);
+        // The top: 247.9 rounds to 240; 248 ties to the even 256, overflow.
+        assert_eq!(fp8(247.9), 0x7f);
+        assert_eq!(fp8(248.0), 0x80);
+        assert_eq!(fp8(-248.0), 0x80);
+        assert_eq!(Fp8::from_f32_saturating(-248.0).to_bits(), 0xff);
+        assert_eq!(bf8(61439.0), 0x7f);
+        assert_eq!(bf8(61440.0), 0x80);
+        // Subnormals: fp8 m·2^-10, bf8 m·2^-17.
+        assert_eq!(fp8(3.0 * 2f32.powi(-10)), 0x03);
+        assert_eq!(fp8(-3.0 * 2f32.powi(-10)), 0x83);
+        assert_eq!(bf8(2f32.powi(-17)), 0x01);
+        assert_eq!(fp8(7.5 * 2f32.powi(-10)), 0x08); // tie 0x07 / 0x08 (smallest normal)
+                                                     // Halfway to the smallest subnormal ties to zero; above it, not.
+        assert_eq!(fp8(2f32.powi(-11)), 0x00);
+        assert_eq!(fp8(-2f32.powi(-11)), 0x00);
+        assert_eq!(fp8(f32_next(2f32.powi(-11), 1)), 0x01);
+        assert_eq!(fp8(-f32_next(2f32.powi(-11), 1)), 0x81);
+        // Zeros and specials.
+        assert_eq!((fp8(0.0), fp8(-0.0), bf8(-0.0)), (0, 0, 0));
+        for x in [f32::NAN, -f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+            assert_eq!((fp8(x), bf8(x)), (0x80, 0x80));
+        }
+        assert_eq!(Bf8::from_f32_saturating(f32::INFINITY).to_bits(), 0x7f);
+        assert_eq!(Bf8::from_f32_saturating(-f32::NAN).to_bits(), 0x80);
+        // from_f64 rounds once: just above the fp8 halfway point 1.0625 goes up,
+        // while the same value through f32 lands on the tie and goes down.
+        let x = 1.0625 + 2f64.powi(-40);
+        assert_eq!(Fp8::from_f64(x).to_bits(), 0x41);
+        assert_eq!(Fp8::from_f32(x as f32).to_bits(), 0x40);
+    }
+
+    /// The f32 inputs: codes and their neighbours, every midpoint and its
+    /// neighbours, specials, sweeps of every binade around the range at two
+    /// resolutions (finely near the boundaries), a stride through all f32
+    /// and random bit patterns.
+    fn f32_inputs(s: &Spec, t: &[(f64, u8)]) -> Vec<f32> {
+        let mut v = Vec::new();
+        let near = |v: &mut Vec<f32>, x: f32| {
+            for d in -3..=3 {
+                let y = f32_next(x, d);
+                if x != 0.0 && y.is_finite() && y.is_sign_negative() == x.is_sign_negative() {
+                    v.push(y);
+                }
+            }
+            v.push(x);
+        };
+        for e in t {
+            near(&mut v, e.0 as f32);
+        }
+        for w in t.windows(2) {
+            let mid = (w[0].0 + w[1].0) / 2.0;
+            assert_eq!(f64::from(mid as f32), mid, "midpoints are f32 numbers");
+            near(&mut v, mid as f32);
+        }
+        let specials = [
+            0.0,
+            -0.0,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            -f32::NAN,
+            f32::from_bits(0x7f80_0001),
+            f32::from_bits(0xffff_ffff),
+            f32::from_bits(0x7fa0_0000),
+            f32::MAX,
+            f32::MIN,
+            f32::MIN_POSITIVE,
+            -f32::MIN_POSITIVE,
+            f32::from_bits(1),
+            f32::from_bits(0x8000_0001),
+            f32::from_bits(0x007f_ffff),
+            1e30,
+            -1e30,
+            1e-30,
+            -1e-30,
+        ];
+        v.extend(specials);
+        let (m, bias) = (s.man_bits as i32, s.bias);
+        let (e_min, e_max) = (1 - bias, (1 << (7 - m)) - 1 - bias);
+        // Coarse: 2^13 mantissas in every binade from four below the
+        // smallest subnormal to two above the largest.
+        let binade = |e: i32| ((e + 127) as u32) << 23;
+        for e in (e_min - m - 4)..=(e_max + 2) {
+            for j in 0..(1u32 << 13) {
+                let bits = binade(e) | (j << 10) | (j & 0x3ff);
+                v.push(f32::from_bits(bits));
+                v.push(-f32::from_bits(bits));
+            }
+        }
+        // Fine: 2^19 mantissas where the rules change.
+        for e in [e_min - m - 1, e_min - m, e_min - 1, e_min, e_max, e_max + 1] {
+            for j in 0..(1u32 << 19) {
+                let bits = binade(e) | (j << 4) | (j & 0xf);
+                v.push(f32::from_bits(bits));
+                v.push(-f32::from_bits(bits));
+            }
+        }
+        // All of f32, by a prime stride, and random patterns.
+        v.extend((0..=u32::MAX).step_by(65_521).map(f32::from_bits));
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        v.extend((0..1 << 20).map(|_| f32::from_bits(rng.next() as u32)));
+        v
+    }
+
+    #[test]
+    fn formats_from_f32_against_reference() {
+        for s in [&FP8, &BF8] {
+            let t = table(s);
+            let inputs = f32_inputs(s, &t);
+            assert!(
+                inputs.len() > 7_000_000,
+                "{}: {} inputs",
+                s.name,
+                inputs.len()
+            );
+            for &x in &inputs {
+                check_f32(s, &t, x);
+            }
+            std::eprintln!(
+                "{}: from_f32 checked on {} f32 inputs",
+                s.name,
+                inputs.len()
+            );
+        }
+    }
+
+    /// f64 inputs that f32 cannot hold: the encoder must round them once.
+    #[test]
+    fn formats_from_f64_against_reference() {
+        for s in [&FP8, &BF8] {
+            let t = table(s);
+            let mut n = 0;
+            let mut points: Vec<f64> = t.iter().map(|e| e.0).collect();
+            points.extend(t.windows(2).map(|w| (w[0].0 + w[1].0) / 2.0));
+            for p in points {
+                for k in [0, 1, 2, 3, 30, 40, 52] {
+                    for d in [p * 2f64.powi(-k - 24), 2f64.powi(-1074)] {
+                        for x in [p, p + d, p - d] {
+                            check_f64(s, &t, x);
+                            n += 1;
+                        }
+                    }
+                }
+                for ulps in -3..=3i64 {
+                    if p != 0.0 {
+                        let x = f64::from_bits(p.to_bits().wrapping_add_signed(ulps));
+                        check_f64(s, &t, x);
+                        n += 1;
+                    }
+                }
+            }
+            for x in [
+                f64::MAX,
+                f64::MIN,
+                f64::MIN_POSITIVE,
+                5e-324,
+                -5e-324,
+                1e300,
+                -1e-300,
+            ] {
+                check_f64(s, &t, x);
+                n += 1;
+            }
+            for x in [f64::NAN, -f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+                check_f64(s, &t, x);
+                n += 1;
+            }
+            let mut rng = Rng(0x0123_4567_89ab_cdef);
+            for _ in 0..1 << 20 {
+                // Random bits, and random values spread over the range.
+                check_f64(s, &t, f64::from_bits(rng.next()));
+                let mag = f64::from_bits(rng.next() >> 12 | 0x3ff0_0000_0000_0000);
+                let e = (rng.next() % 48) as i32 - 30;
+                let sign = if rng.next() & 1 == 0 { 1.0 } else { -1.0 };
+                check_f64(s, &t, sign * mag * 2f64.powi(e));
+                n += 2;
+            }
+            std::eprintln!("{}: from_f64 checked on {n} f64 inputs", s.name);
+        }
+    }
+
+    /// All 2^32 f32 inputs, both formats, both overflow conventions, against
+    /// a reference that walks the value table in step with the inputs (one
+    /// thread per format; about three minutes in the test profile):
+    /// `cargo test -p mfma-core formats -- --ignored`.
+    #[test]
+    #[ignore = "exhaustive over all f32: slow"]
+    fn formats_from_f32_exhaustive() {
+        std::thread::scope(|scope| {
+            for s in [&FP8, &BF8] {
+                scope.spawn(move || exhaustive(s));
+            }
+        });
+    }
+
+    fn exhaustive(s: &Spec) {
+        let t = table(s);
+        let zero = t.iter().position(|e| e.0 == 0.0).unwrap();
+        for negative in [false, true] {
+            // Table entries of this sign by increasing magnitude, from zero
+            // to the sentinel.
+            let side: Vec<(f64, u8)> = if negative {
+                t[..=zero].iter().rev().map(|&(v, c)| (-v, c)).collect()
+            } else {
+                t[zero..].to_vec()
+            };
+            let sign = if negative { 0x8000_0000 } else { 0 };
+            let mut j = 0; // side[j] ≤ |x| < side[j + 1]
+            for bits in 0..=0x7fff_ffffu32 {
+                let x = f32::from_bits(bits | sign);
+                let a = f64::from(bits_abs(bits));
+                let want = if bits > 0x7f80_0000 {
+                    [NAN, NAN]
+                } else {
+                    while j + 1 < side.len() && side[j + 1].0 <= a {
+                        j += 1;
+                    }
+                    let over = if negative { 0xff } else { 0x7f };
+                    if j + 1 == side.len() {
+                        [NAN, over] // at or past the sentinel, or ∞
+                    } else {
+                        let (lo, hi) = (side[j], side[j + 1]);
+                        let mid = (lo.0 + hi.0) / 2.0;
+                        let pick = if a == lo.0 || a < mid || (a == mid && lo.1 & 1 == 0) {
+                            lo.1
+                        } else {
+                            hi.1
+                        };
+                        if pick == NAN {
+                            [NAN, over]
+                        } else {
+                            [pick, pick]
+                        }
+                    }
+                };
+                for (sat, (from_f32, want)) in s.from_f32.iter().zip(want).enumerate() {
+                    let got = from_f32(x);
+                    assert_eq!(got, want, "{} sat={sat} {:#010x}", s.name, x.to_bits());
+                }
+            }
+        }
+    }
+
+    fn bits_abs(bits: u32) -> f32 {
+        f32::from_bits(bits & 0x7fff_ffff)
+    }
+
+    /// f32 bit patterns for the xf32 tests: specials, boundaries, every low
+    /// 13-bit pattern under a few high parts, random ones.
+    fn xf32_samples() -> Vec<u32> {
+        let mut v: Vec<u32> = std::vec![
+            0x0000_0000,
+            0x8000_0000,
+            0x7f80_0000,
+            0xff80_0000,
+            0x7fc0_0000,
+            0xffc0_0000,
+            0x7f80_0001,
+            0xff80_0001,
+            0x7f80_1fff,
+            0x7f80_2000,
+            0x7fff_ffff,
+            0xffff_ffff,
+            0x0000_0001,
+            0x8000_1fff,
+            0x0000_2000,
+            0x007f_ffff,
+            0x0080_0000,
+            0x3f80_0000,
+            0x3f80_0001,
+            0xbfff_ffff,
+            0x7f7f_ffff,
+            0xff7f_ffff,
+        ];
+        for high in [
+            0x3f80_0000u32,
+            0xc2aa_4000,
+            0x0000_0000,
+            0x8040_0000,
+            0x7f80_0000,
+            0xff80_0000,
+        ] {
+            v.extend((0..1u32 << 13).map(|low| high | low));
+        }
+        let mut rng = Rng(0xdead_beef_cafe_f00d);
+        v.extend((0..1 << 16).map(|_| rng.next() as u32));
+        v
+    }
+
+    /// tf32 truncation by arithmetic: keep 11 significant bits of the
+    /// magnitude (at f32's smallest exponent for subnormals), toward zero.
+    fn tf32_by_value(x: f32) -> f32 {
+        if !x.is_finite() || x == 0.0 {
+            return x;
+        }
+        let v = f64::from(x);
+        let e = (v.abs().log2().floor() as i32).max(-126);
+        let q = 2f64.powi(e - 10);
+        ((v / q).trunc() * q) as f32
+    }
+
+    #[test]
+    fn formats_xf32() {
+        let samples = xf32_samples();
+        for &b in &samples {
+            let f = f32::from_bits(b);
+            let x = Xf32::from_bits(b);
+            assert_eq!(x.to_bits(), b);
+            assert_eq!(x.to_f32().to_bits(), b);
+            assert_eq!(Xf32::from_f32(f).to_bits(), b, "from_f32 keeps every bit");
+            let tf = x.to_tf32();
+            assert_eq!(tf.to_bits(), b & 0xffff_e000, "{b:#010x}");
+            if f.is_nan() {
+                // NaN stays NaN unless its payload was all in the low bits.
+                assert_eq!(tf.is_nan(), b & 0x007f_e000 != 0, "{b:#010x}");
+                assert_eq!(tf.is_infinite(), b & 0x007f_e000 == 0, "{b:#010x}");
+            } else {
+                assert_eq!(tf.to_bits(), tf32_by_value(f).to_bits(), "{b:#010x}");
+                assert!(tf.abs() <= f.abs() && tf.is_sign_negative() == f.is_sign_negative());
+            }
+            assert_eq!(x, Xf32::from_f32(f));
+            assert_eq!(format!("{x}"), format!("{f}"));
+            assert_eq!(format!("{x:?}"), format!("Xf32({f:?}, {b:#010x})"));
+        }
+        std::eprintln!("xf32: {} bit patterns", samples.len());
+    }
+
+    #[test]
+    fn formats_xf32_eq_hash_default() {
+        use core::hash::BuildHasher;
+        let state = std::hash::RandomState::new();
+        let h = |x: Xf32| state.hash_one(x);
+        let nan = Xf32::from_bits(0x7fc0_0000);
+        assert_eq!(nan, nan);
+        assert_eq!(h(nan), h(Xf32::from_bits(0x7fc0_0000)));
+        assert_ne!(Xf32::from_f32(0.0), Xf32::from_f32(-0.0));
+        assert_ne!(Xf32::from_bits(0x3f80_0000), Xf32::from_bits(0x3f80_0001));
+        assert_eq!(
+            Xf32::from_bits(0x3f80_0000).to_tf32(),
+            Xf32::from_bits(0x3f80_0001).to_tf32()
+        );
+        assert_eq!(Xf32::default().to_bits(), 0);
+        assert_eq!(core::mem::size_of::<Xf32>(), 4);
+        assert_eq!(core::mem::align_of::<Xf32>(), core::mem::align_of::<f32>());
+        const T: f32 = Xf32::from_bits(0x3fff_ffff).to_tf32();
+        assert_eq!(T.to_bits(), 0x3fff_e000);
+        let s: String = format!("{:.2}", Xf32::from_f32(1.0 / 3.0));
+        assert_eq!(s, "0.33");
+    }
+}
