@@ -36,6 +36,7 @@ extern crate self as mfma_core;
 pub mod device;
 mod element;
 mod exec;
+mod formats;
 mod fragment;
 mod instr;
 #[cfg(not(target_arch = "amdgpu"))]
@@ -43,6 +44,7 @@ pub mod soft;
 
 pub use element::{Element, Storage};
 pub use exec::{execute, execute_chain_into, execute_into};
+pub use formats::{Bf8, Fp8, Xf32};
 pub use fragment::{Acc, FragA, FragB, Fragment, Operand, A, B, C};
 pub use half;
 pub use instr::{InputElement, Instr, Visit};
