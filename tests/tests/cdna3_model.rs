@@ -463,6 +463,49 @@ fn subnormal_result_survives() {
     assert_eq!(bf16_32x32x8(&[], c).to_bits(), 1);
 }
 
+/// 4.2 step 4 keeps S to 32 bits below E, one more than the 31 of step 5
+/// once a cancellation with c lowers e_T to E − 1: products 2^-25 and
+/// 2^-32 with c = −1 give T = −(1 − 2^-25 − 2^-32), just short of the tie,
+/// so D = −(1 − 2^-24). Flooring S to 31 bits would make it the tie and
+/// D = −1. (The vectors do not pin this constant: it only shows in such a
+/// cancellation, and 32 or finer is then the same as step 5 alone.)
+#[test]
+fn dot_product_keeps_32_bits_below_e() {
+    let pairs = [(bf(-13), bf(-12)), (bf(-16), bf(-16))];
+    assert_eq!(bf16_32x32x8(&pairs, -1.0).to_bits(), 0xbf7f_ffff);
+}
+
+/// D[0][0] of xf32 `32x32x4` (one step of 4 k) for (A, B) f32 bit pairs.
+fn xf32_32x32x4(pairs: &[(u32, u32)], c: f32) -> u32 {
+    let fmts = (Format::Xf32, Format::Xf32, Format::F32);
+    let pairs: Vec<(u64, u64)> = pairs
+        .iter()
+        .map(|&(a, b)| (u64::from(a), u64::from(b)))
+        .collect();
+    d00(
+        Family::Truncated { group: 4 },
+        fmts,
+        4,
+        &pairs,
+        u64::from(c.to_bits()),
+    ) as u32
+}
+
+/// 4.2: xf32 inputs lose their low 13 bits before anything else, NaN
+/// patterns included: `1 + 2^-23` counts as 1, and a NaN whose payload lies
+/// only in those bits is ∞ (the vectors hold such inputs and agree).
+#[test]
+fn xf32_inputs_are_truncated_to_tf32() {
+    let one = 1f32.to_bits();
+    assert_eq!(xf32_32x32x4(&[(one + 1, one)], 0.0), one);
+    let low_nan = 0xff80_1000;
+    assert!(f32::from_bits(low_nan).is_nan());
+    assert_eq!(
+        xf32_32x32x4(&[(low_nan, one)], 1.0),
+        f32::NEG_INFINITY.to_bits()
+    );
+}
+
 /// 4.2 step 1: a bf16 product of at least 2^128 is ∞ even when the exact
 /// sum would be finite, and ∞ of both signs make NaN.
 #[test]

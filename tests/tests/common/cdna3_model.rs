@@ -68,7 +68,7 @@ pub struct Block<'a> {
     pub b: &'a [u64],
     pub c: &'a [u64],
     /// Negate A, B, C before use (reference 3.3 and 4.5: f64 only on CDNA3;
-    /// a sign flip, so +0 becomes −0). Only [`Family::Fma`] accepts it.
+    /// a sign flip, so +0 becomes −0). Only f64 [`Family::Fma`] accepts it.
     pub neg: [bool; 3],
 }
 
@@ -300,8 +300,8 @@ fn check(family: Family, block: &Block) {
             "wrapping family: {a:?}×{b:?}+{c:?}"
         ),
     }
-    if family != Family::Fma {
-        assert_eq!(block.neg, [false; 3], "only the fma family negates");
+    if c != F64 {
+        assert_eq!(block.neg, [false; 3], "only f64 negates (reference 3.3)");
     }
 }
 
@@ -559,18 +559,12 @@ fn split_truncated_step(formats: (Format, Format), a: &[u64], b: &[u64], c: u32)
     let even = truncated_sum(products.iter().step_by(2));
     let odd = truncated_sum(products.iter().skip(1).step_by(2));
     // 3. e_dot = max(e_even, e_odd); each sum floored to a multiple of
-    //    2^(e_dot−24), then added.
-    let dot = match (even, odd) {
-        (None, None) => None,
-        (Some(one), None) | (None, Some(one)) => Some((one.0, floor_to(&one.1, one.0 - 24))),
-        (Some((e_even, s_even)), Some((e_odd, s_odd))) => {
-            let e_dot = e_even.max(e_odd);
-            Some((
-                e_dot,
-                floor_to(&s_even, e_dot - 24) + floor_to(&s_odd, e_dot - 24),
-            ))
-        }
-    };
+    //    2^(e_dot−24), then added (a half without nonzero products is 0).
+    let halves: Vec<(i32, BigInt)> = [even, odd].into_iter().flatten().collect();
+    let dot = halves.iter().map(|&(e, _)| e).max().map(|e_dot| {
+        let sum = halves.iter().map(|(_, s)| floor_to(s, e_dot - 24)).sum();
+        (e_dot, sum)
+    });
     // 4. As 4.2 steps 3–5, c dropped when e_c < E − 25.
     add_accumulator(dot, &c, true)
 }
