@@ -312,9 +312,9 @@ fn neg_bf(e: i32) -> u64 {
 }
 
 /// D[0][0] of one block of `family` with M = N = 32 (the 32x32 shapes):
-/// row 0 of A is `a` and column 0 of B is `b` (zeros after them, up to K),
-/// every C element is `c`. The other D elements multiply zeros, so they must
-/// be C itself, except that an exact zero is +0 in the fused families.
+/// row 0 of A and column 0 of B hold the (A, B) `pairs` from k = 0 (zeros
+/// after them, up to K), every C element is `c`. Only D[0][0] sees the
+/// pairs; the rest of the block is there so the shape is the instruction's.
 fn d00(
     family: Family,
     fmts: (Format, Format, Format),
