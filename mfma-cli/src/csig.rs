@@ -17,12 +17,16 @@ pub fn operand_type(b: &Builtin, op: Operand) -> CType {
     let count = b.per_lane(op);
     // i8 inputs travel packed in whole ints; every other type is its own lane element.
     let (scalar, kind, count) = match elem {
+        ElemType::I8 if count * 8 == 64 => ("long", "long", 1),
         ElemType::I8 => ("int", "int", count * elem.bits() as usize / 32),
         ElemType::F32 => (elem.c_type(), "float", count),
         ElemType::F64 => (elem.c_type(), "double", count),
         ElemType::F16 => (elem.c_type(), "half", count),
         ElemType::Bf16 => (elem.c_type(), "bfloat", count),
         ElemType::I32 => (elem.c_type(), "int", count),
+        // Packed 8-bit floats travel as one `long` (8 per lane); xf32 as floats.
+        ElemType::Fp8 | ElemType::Bf8 => ("long", "long", count * elem.bits() as usize / 64),
+        ElemType::Xf32 => ("float", "float", count),
     };
     if count == 1 {
         return CType {

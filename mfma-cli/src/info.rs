@@ -68,6 +68,18 @@ fn arithmetic(b: &Builtin) -> String {
              accumulator, flush-to-zero at every step",
             b.cd.name()
         ),
+        Arith::TruncatedDot { group } => format!(
+            "each group of {group} consecutive k one step: exact products truncated at the \
+             largest product's exponent (24 bits), summed exactly, added to the floored {} \
+             accumulator, floored and rounded once to nearest even; no flush to zero",
+            b.cd.name()
+        ),
+        Arith::SplitTruncatedDot { group } => format!(
+            "each group of {group} consecutive k one step: exact products, the even and the odd k \
+             truncated and summed apart at their own largest exponent, added, then added to the \
+             {} accumulator (dropped when 25 binades smaller), floored and rounded once",
+            b.cd.name()
+        ),
         Arith::WrappingInt => format!(
             "exact products summed into {} with two's complement wrap-around",
             b.cd.name()

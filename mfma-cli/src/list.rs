@@ -56,7 +56,7 @@ fn largest(ok: impl Fn(i64) -> bool) -> i64 {
 
 impl Allowed {
     /// The legal ranges of `b`.
-    pub fn of(b: &Builtin) -> Self {
+    pub fn of(b: &'static Builtin) -> Self {
         let ok = |c, a, g| validate(b, Modifiers::new(c, a, g)).is_ok();
         let cbsz_max = largest(|c| ok(c, 0, 0));
         let abid_max = largest(|a| ok(cbsz_max, a, 0));
@@ -85,7 +85,7 @@ impl Row {
             n: b.n,
             k: b.k,
             blocks: b.blocks,
-            ab_type: b.ab.name(),
+            ab_type: b.a_type.name(),
             ab_per_lane: b.ab_per_lane,
             cd_type: b.cd.name(),
             cd_per_lane: b.cd_per_lane,
@@ -96,10 +96,7 @@ impl Row {
 
 /// The architecture whose table holds `b`.
 pub fn arch_of(b: &Builtin) -> &'static str {
-    ARCHS
-        .iter()
-        .find(|a| a.builtins.iter().any(|x| x.name == b.name))
-        .map_or("?", |a| a.name)
+    b.arch
 }
 
 /// Every builtin of every architecture, in table order.

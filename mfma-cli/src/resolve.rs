@@ -25,7 +25,7 @@ pub fn operand(name: &str) -> Result<Operand> {
 }
 
 /// The modifiers, checked by the same rules (and with the same messages) as `mfma!`.
-pub fn modifiers(b: &Builtin, m: ModifierArgs) -> Result<Modifiers> {
+pub fn modifiers(b: &'static Builtin, m: ModifierArgs) -> Result<Modifiers> {
     let m = Modifiers::new(m.cbsz, m.abid, m.blgp);
     mfma_spec::validate(b, m).map_err(|e| Error::new(e.to_string()))?;
     Ok(m)

@@ -49,7 +49,7 @@ impl Visit for Exec<'_> {
         let s = X::SPEC;
         // The one block of the vector goes into every block of the instruction.
         let a = FragA::<X>::from_fn(|_, i, k| X::In::from_bits_u64(self.a[at(&s.a, i, k)]));
-        let b = FragB::<X>::from_fn(|_, k, j| X::In::from_bits_u64(self.b[at(&s.b, k, j)]));
+        let b = FragB::<X>::from_fn(|_, k, j| X::InB::from_bits_u64(self.b[at(&s.b, k, j)]));
         let c = Acc::<X>::from_fn(|_, i, j| X::Out::from_bits_u64(self.c[at(&s.c, i, j)]));
         let d = execute::<X, 0, 0, 0>(a, b, c);
         (0..s.blocks)
@@ -119,8 +119,8 @@ fn one(v: &Value) -> Result<Outcome> {
     check_dim(v, "M", b.m, b)?;
     check_dim(v, "N", b.n, b)?;
     check_dim(v, "K", b.k, b)?;
-    let a = matrix(v, "A", b.ab, b.m * b.k, "M*K")?;
-    let bm = matrix(v, "B", b.ab, b.k * b.n, "K*N")?;
+    let a = matrix(v, "A", b.a_type, b.m * b.k, "M*K")?;
+    let bm = matrix(v, "B", b.b_type, b.k * b.n, "K*N")?;
     let c = matrix(v, "C", b.cd, b.m * b.n, "M*N")?;
     let blocks = mfma_core::cdna2::visit(
         b.name,

@@ -1,4 +1,4 @@
-//! One software execution of every CDNA2 builtin, listed from the spec
+//! One software execution of every builtin of every architecture, listed from the spec
 //! table: time per instruction, and throughput as items/s with one item per
 //! nominal operation of the instruction (`2·M·N·K·blocks`), i.e. flop/s
 //! (integer operations for i8).
@@ -9,8 +9,12 @@ use divan::counter::ItemsCount;
 use divan::Bencher;
 use mfma_core::{execute_into, Acc, Element, FragA, FragB, Instr, Visit};
 
-fn builtins() -> impl Iterator<Item = &'static str> {
-    mfma_core::spec::cdna2::BUILTINS.iter().map(|x| x.name)
+/// Every builtin, as `mfma!` would name it (`cdna3::` prefix for CDNA3).
+fn builtins() -> impl Iterator<Item = String> {
+    mfma_core::spec::ARCHS
+        .iter()
+        .flat_map(|a| a.builtins)
+        .map(|x| x.path().to_string())
 }
 
 /// Small values of every type: ordinary arithmetic, no specials.
@@ -21,6 +25,9 @@ fn value<T: Element>(i: usize) -> T {
         mfma_core::spec::ElemType::F32 => u64::from((x as f32).to_bits()),
         mfma_core::spec::ElemType::F16 => u64::from(half::f16::from_f64(x).to_bits()),
         mfma_core::spec::ElemType::Bf16 => u64::from(half::bf16::from_f64(x).to_bits()),
+        mfma_core::spec::ElemType::Xf32 => u64::from((x as f32).to_bits()),
+        mfma_core::spec::ElemType::Fp8 => u64::from(mfma_core::Fp8::from_f64(x).to_bits()),
+        mfma_core::spec::ElemType::Bf8 => u64::from(mfma_core::Bf8::from_f64(x).to_bits()),
         mfma_core::spec::ElemType::I8 | mfma_core::spec::ElemType::I32 => x as i64 as u64,
     };
     T::from_bits_u64(bits)
@@ -49,7 +56,7 @@ impl Visit for Execute<'_, '_> {
 
 #[divan::bench(args = builtins(), min_time = 0.05, max_time = 0.2)]
 fn execute(bencher: Bencher, name: &str) {
-    mfma_core::cdna2::visit(name, Execute(bencher)).expect("a builtin of the table");
+    mfma_core::visit(name, Execute(bencher)).expect("a builtin of the table");
 }
 
 fn main() {

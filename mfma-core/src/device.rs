@@ -77,6 +77,81 @@ pub fn workgroup_id() -> (usize, usize, usize) {
     }
 }
 
+/// The `-C target-cpu` this crate is compiled for (`gfx942`), empty if none.
+pub const TARGET: &str = env!("MFMA_DEVICE_TARGET");
+
+/// The name of its architecture's table (`cdna3`), empty if no table lists it.
+pub const ARCH: &str = env!("MFMA_DEVICE_ARCH");
+
+/// Refuses, at compile time, an instruction of another architecture than
+/// the target's: the message names the builtin to use instead. Called by
+/// every builtin's `Instr::device`, so it fires only for builtins a kernel uses.
+pub const fn check_target(b: &'static mfma_spec::Builtin) {
+    use mfma_spec::{Message, ARCHS};
+    if same(b.arch, ARCH) {
+        return;
+    }
+    let mut here = None;
+    let mut i = 0;
+    while i < ARCHS.len() {
+        if same(ARCHS[i].name, ARCH) {
+            here = Some(ARCHS[i]);
+        }
+        i += 1;
+    }
+    let m = Message::new().path(b);
+    let Some(here) = here else {
+        let m = m.str(" needs a GPU target CPU: build with RUSTFLAGS=\"-C target-cpu=");
+        let m = if TARGET.is_empty() { m.str("gfx90a") } else { m.str(TARGET) };
+        panic!("{}", m.str("\" naming a CDNA target (gfx90a, gfx942)").as_str());
+    };
+    let m = m
+        .str(" is a ")
+        .str(title(b.arch))
+        .str(" instruction; this crate is compiled for ")
+        .str(TARGET)
+        .str(" (")
+        .str(here.title)
+        .str("), ");
+    let m = match b.counterpart(here) {
+        Some(c) if same(c.name, b.name) => m
+            .str("whose own ")
+            .str(c.name)
+            .str(" is ")
+            .path(c)
+            .str(" (its modifier rules and arithmetic differ)"),
+        Some(c) => m.str("which lacks it: use ").path(c),
+        None => m.str("which has nothing like it"),
+    };
+    panic!("{}", m.as_str());
+}
+
+const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+const fn title(arch: &str) -> &'static str {
+    let mut i = 0;
+    while i < mfma_spec::ARCHS.len() {
+        if same(mfma_spec::ARCHS[i].name, arch) {
+            return mfma_spec::ARCHS[i].title;
+        }
+        i += 1;
+    }
+    "another architecture's"
+}
+
 /// Stops the wave with a trap (`s_trap`): what a device panic handler
 /// should do, since a kernel cannot unwind and a spinning wave would hang the
 /// whole dispatch instead of failing it.

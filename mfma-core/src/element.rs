@@ -1,5 +1,6 @@
 //! Element types and register storage.
 
+use crate::formats::{Bf8, Fp8, Xf32};
 use half::{bf16, f16};
 use mfma_spec::ElemType;
 
@@ -51,6 +52,15 @@ element!(f16, F16, f16::ZERO, |x| u64::from(x.to_bits()), |b| {
 });
 element!(bf16, Bf16, bf16::ZERO, |x| u64::from(x.to_bits()), |b| {
     bf16::from_bits(b as u16)
+});
+element!(Xf32, Xf32, Xf32::from_bits(0), |x| u64::from(x.to_bits()), |b| {
+    Xf32::from_bits(b as u32)
+});
+element!(Fp8, Fp8, Fp8::ZERO, |x| u64::from(x.to_bits()), |b| {
+    Fp8::from_bits(b as u8)
+});
+element!(Bf8, Bf8, Bf8::ZERO, |x| u64::from(x.to_bits()), |b| {
+    Bf8::from_bits(b as u8)
 });
 element!(i8, I8, 0, |x| u64::from(x as u8), |b| b as u8 as i8);
 element!(i32, I32, 0, |x| u64::from(x as u32), |b| b as u32 as i32);

@@ -5,13 +5,26 @@ use crate::fragment::{Acc, FragA, FragB};
 use crate::instr::Instr;
 use mfma_spec::{validate, Builtin, Modifiers};
 
-/// Compile-time check of modifiers given as constants rather than literals.
-/// Fires at monomorphization (when a generic caller is instantiated), which
-/// is later than the spanned check `mfma!` does on literals.
+/// Compile-time check of modifiers given as constants rather than
+/// literals; `mfma!` places it at the call. Fires at monomorphization (when
+/// a generic caller is instantiated), with the message `mfma!` gives for a
+/// literal.
 #[doc(hidden)]
-pub const fn assert_legal(spec: &Builtin, cbsz: i32, abid: i32, blgp: i32) {
-    if let Err(e) = validate(spec, Modifiers::new(cbsz as i64, abid as i64, blgp as i64)) {
-        panic!("{}", e.rule());
+#[track_caller]
+pub const fn assert_modifiers(spec: &'static Builtin, cbsz: i32, abid: i32, blgp: i32, neg: i32) {
+    let m = Modifiers::new(cbsz as i64, abid as i64, blgp as i64).with_neg(neg as i64);
+    if let Err(e) = validate(spec, m) {
+        panic!("{}", e.message().as_str());
+    }
+}
+
+/// [`assert_modifiers`] for the instruction's three immediates.
+#[doc(hidden)]
+#[track_caller]
+pub const fn assert_legal(spec: &'static Builtin, cbsz: i32, abid: i32, blgp: i32) {
+    let m = Modifiers::from_immediates(spec, [cbsz as i64, abid as i64, blgp as i64]);
+    if let Err(e) = validate(spec, m) {
+        panic!("{}", e.message().as_str());
     }
 }
 
@@ -50,6 +63,18 @@ pub fn execute_into<X: Instr, const CBSZ: i32, const ABID: i32, const BLGP: i32>
     c: &mut Acc<X>,
 ) {
     const { assert_legal(X::SPEC, CBSZ, ABID, BLGP) };
+    execute_into_prechecked::<X, CBSZ, ABID, BLGP>(a, b, c);
+}
+
+/// [`execute_into`] whose caller has checked the immediates (`mfma!` does,
+/// at the call, so that an illegal named constant is reported there once).
+#[doc(hidden)]
+#[inline]
+pub fn execute_into_prechecked<X: Instr, const CBSZ: i32, const ABID: i32, const BLGP: i32>(
+    a: &FragA<X>,
+    b: &FragB<X>,
+    c: &mut Acc<X>,
+) {
     // f16/bf16 without modifiers: a chain of one, which scans the inputs
     // for the fast path; the per-instruction kernel (the exact statement
     // of reference 4.2, kept for routed operands) does not. The other
@@ -63,7 +88,7 @@ pub fn execute_into<X: Instr, const CBSZ: i32, const ABID: i32, const BLGP: i32>
         crate::soft::run_chain::<X>(core::slice::from_ref(a), core::slice::from_ref(b), c);
     } else {
         crate::soft::run::<X>(
-            Modifiers::new(CBSZ as i64, ABID as i64, BLGP as i64),
+            Modifiers::from_immediates(X::SPEC, [CBSZ as i64, ABID as i64, BLGP as i64]),
             a,
             b,
             c,
@@ -106,6 +131,18 @@ pub fn execute_chain_into<X: Instr, const CBSZ: i32, const ABID: i32, const BLGP
     c: &mut Acc<X>,
 ) {
     const { assert_legal(X::SPEC, CBSZ, ABID, BLGP) };
+    execute_chain_into_prechecked::<X, CBSZ, ABID, BLGP>(a, b, c);
+}
+
+/// [`execute_chain_into`] whose caller has checked the immediates.
+#[doc(hidden)]
+#[inline]
+#[track_caller]
+pub fn execute_chain_into_prechecked<X: Instr, const CBSZ: i32, const ABID: i32, const BLGP: i32>(
+    a: &[FragA<X>],
+    b: &[FragB<X>],
+    c: &mut Acc<X>,
+) {
     assert_eq!(a.len(), b.len(), "a chain needs as many A as B fragments");
     #[cfg(not(target_arch = "amdgpu"))]
     if CBSZ == 0 && ABID == 0 && BLGP == 0 {
@@ -113,6 +150,6 @@ pub fn execute_chain_into<X: Instr, const CBSZ: i32, const ABID: i32, const BLGP
         return;
     }
     for (a, b) in a.iter().zip(b) {
-        execute_into::<X, CBSZ, ABID, BLGP>(a, b, c);
+        execute_into_prechecked::<X, CBSZ, ABID, BLGP>(a, b, c);
     }
 }

@@ -28,12 +28,12 @@ pub struct C;
 impl Operand for A {
     const OPERAND: mfma_spec::Operand = mfma_spec::Operand::A;
     type Elem<X: Instr> = X::In;
-    type Regs<X: Instr> = X::InRegs;
+    type Regs<X: Instr> = X::ARegs;
 }
 impl Operand for B {
     const OPERAND: mfma_spec::Operand = mfma_spec::Operand::B;
-    type Elem<X: Instr> = X::In;
-    type Regs<X: Instr> = X::InRegs;
+    type Elem<X: Instr> = X::InB;
+    type Regs<X: Instr> = X::BRegs;
 }
 impl Operand for C {
     const OPERAND: mfma_spec::Operand = mfma_spec::Operand::C;
@@ -146,7 +146,7 @@ impl<X: Instr, O: Operand> Fragment<X, O> {
     #[inline]
     pub fn from_fn(mut f: impl FnMut(usize, usize, usize) -> O::Elem<X>) -> Self {
         let mut out = Self::zero();
-        out.for_each_coord(|s, c| s.set_at(c, f(c.block, c.row, c.col)));
+        out.for_each_coord(|s, c| s.write_at(c, f(c.block, c.row, c.col)));
         out
     }
 
@@ -184,7 +184,7 @@ impl<X: Instr, O: Operand> Fragment<X, O> {
     ///
     /// # Panics
     /// If there is not one slice per block, each of `rows * cols` elements.
-    pub fn from_blocks(blocks: &[&[O::Elem<X>]]) -> Self {
+    pub fn from_blocks<M: AsRef<[O::Elem<X>]>>(blocks: &[M]) -> Self {
         let l = Self::LAYOUT;
         assert_eq!(
             blocks.len(),
@@ -196,7 +196,7 @@ impl<X: Instr, O: Operand> Fragment<X, O> {
         );
         for (b, m) in blocks.iter().enumerate() {
             assert_eq!(
-                m.len(),
+                m.as_ref().len(),
                 l.rows * l.cols,
                 "{} operand {} block {b} needs {} x {} elements",
                 X::SPEC.name,
@@ -205,7 +205,7 @@ impl<X: Instr, O: Operand> Fragment<X, O> {
                 l.cols
             );
         }
-        Self::from_fn(|b, r, c| blocks[b][r * l.cols + c])
+        Self::from_fn(|b, r, c| blocks[b].as_ref()[r * l.cols + c])
     }
 
     /// Calls `f(block, row, col, value)` for every element this fragment
@@ -213,7 +213,7 @@ impl<X: Instr, O: Operand> Fragment<X, O> {
     #[inline]
     pub fn for_each(&self, mut f: impl FnMut(usize, usize, usize, O::Elem<X>)) {
         let mut this = *self;
-        this.for_each_coord(|s, c| f(c.block, c.row, c.col, s.get_at(c)));
+        this.for_each_coord(|s, c| f(c.block, c.row, c.col, s.read_at(c)));
     }
 }
 
@@ -227,49 +227,135 @@ impl<X: Instr, O: Operand> Fragment<X, O> {
         }
     }
 
+    /// Only for coordinates in range (the index is then inside the storage).
     #[inline]
-    fn set_at(&mut self, c: Coord, v: O::Elem<X>) {
+    fn write_at(&mut self, c: Coord, v: O::Elem<X>) {
         self.regs.as_mut()[Self::LAYOUT.linear(c)] = v;
     }
 
+    /// Only for coordinates in range.
     #[inline]
-    fn get_at(&self, c: Coord) -> O::Elem<X> {
+    fn read_at(&self, c: Coord) -> O::Elem<X> {
         self.regs.as_ref()[Self::LAYOUT.linear(c)]
     }
 
-    /// The element at (block, row, col).
+    /// `c`, if it lies in the operand's matrices.
     #[inline]
+    #[track_caller]
+    fn checked(c: Coord) -> Coord {
+        if !Self::LAYOUT.contains(c) {
+            panic!("{}", Self::LAYOUT.coord_error(c));
+        }
+        c
+    }
+
+    /// The slot's coordinate, if the slot exists.
+    #[inline]
+    #[track_caller]
+    fn checked_slot(lane: usize, item: usize) -> Coord {
+        Self::LAYOUT.coord(Slot { lane, item })
+    }
+
+    /// The element at (block, row, col).
+    ///
+    /// # Panics
+    /// If the coordinate lies outside the operand's matrices, with the
+    /// message [`Layout::slot`] gives (operand and ranges).
+    ///
+    /// ```should_panic
+    /// use mfma_core::{mfma, Acc};
+    /// type X = mfma!(f32_32x32x8bf16_1k); // 1 block of 32×32
+    /// // panics: coordinate (block 0, i 5, j 40) is out of range for operand c
+    /// // of f32_32x32x8bf16_1k: it needs block < 1, i < 32, j < 32
+    /// Acc::<X>::zero().get(0, 5, 40);
+    /// ```
+    #[inline]
+    #[track_caller]
     pub fn get(&self, block: usize, row: usize, col: usize) -> O::Elem<X> {
-        self.get_at(Coord::new(block, row, col))
+        self.read_at(Self::checked(Coord::new(block, row, col)))
     }
 
     /// Sets the element at (block, row, col).
+    ///
+    /// # Panics
+    /// As [`get`](Fragment::get).
     #[inline]
+    #[track_caller]
     pub fn set(&mut self, block: usize, row: usize, col: usize, v: O::Elem<X>) {
-        self.set_at(Coord::new(block, row, col), v)
+        self.write_at(Self::checked(Coord::new(block, row, col)), v)
+    }
+
+    /// The element at (row, col) of a 1-block builtin's matrix.
+    ///
+    /// ```
+    /// use mfma_core::{mfma, Acc};
+    /// type X = mfma!(f32_32x32x8bf16_1k);
+    /// let mut c = Acc::<X>::zero();
+    /// c.set_at(3, 5, 1.5);
+    /// assert_eq!((c.at(3, 5), c.get(0, 3, 5)), (1.5, 1.5));
+    /// ```
+    ///
+    /// # Panics
+    /// As [`get`](Fragment::get). On a builtin of several blocks it does not
+    /// compile: say which block with [`get`](Fragment::get).
+    #[inline]
+    #[track_caller]
+    pub fn at(&self, row: usize, col: usize) -> O::Elem<X> {
+        const { one_block::<X>() };
+        self.get(0, row, col)
+    }
+
+    /// Sets the element at (row, col) of a 1-block builtin's matrix.
+    ///
+    /// # Panics
+    /// As [`at`](Fragment::at).
+    #[inline]
+    #[track_caller]
+    pub fn set_at(&mut self, row: usize, col: usize, v: O::Elem<X>) {
+        const { one_block::<X>() };
+        self.set(0, row, col, v)
     }
 
     /// The value in register slot (lane, item).
+    ///
+    /// # Panics
+    /// If the slot does not exist (lane ≥ 64 or item ≥ the items a lane
+    /// holds), with the message [`Layout::coord`] gives.
     #[inline]
+    #[track_caller]
     pub fn slot(&self, lane: usize, item: usize) -> O::Elem<X> {
-        self.get_at(Self::LAYOUT.coord(Slot { lane, item }))
+        self.read_at(Self::checked_slot(lane, item))
     }
 
     /// Sets register slot (lane, item).
+    ///
+    /// # Panics
+    /// As [`slot`](Fragment::slot).
     #[inline]
+    #[track_caller]
     pub fn set_slot(&mut self, lane: usize, item: usize, v: O::Elem<X>) {
-        self.set_at(Self::LAYOUT.coord(Slot { lane, item }), v)
+        self.write_at(Self::checked_slot(lane, item), v)
     }
 
     /// The items of one lane, in register order.
+    ///
+    /// # Panics
+    /// If `lane` is not below 64.
+    #[track_caller]
     pub fn lane(&self, lane: usize) -> impl Iterator<Item = O::Elem<X>> + '_ {
+        let _ = Self::checked_slot(lane, 0);
         (0..Self::LAYOUT.items).map(move |item| self.slot(lane, item))
     }
 
     /// Block `b` as a row-major `rows × cols` matrix (how a result is read back).
+    ///
+    /// # Panics
+    /// If `b` is not a block of the builtin.
     #[inline]
+    #[track_caller]
     pub fn block(&self, b: usize) -> &[O::Elem<X>] {
         let l = Self::LAYOUT;
+        let _ = Self::checked(Coord::new(b, 0, 0));
         &self.regs.as_ref()[b * l.rows * l.cols..][..l.rows * l.cols]
     }
 
@@ -280,25 +366,36 @@ impl<X: Instr, O: Operand> Fragment<X, O> {
     }
 }
 
+/// The 1-block accessors' compile-time check.
+const fn one_block<X: Instr>() {
+    assert!(
+        X::SPEC.blocks == 1,
+        "`at`/`set_at` take (row, col) of a 1-block builtin; this builtin has several blocks: \
+         use `get(block, row, col)` / `set(block, row, col, v)`"
+    );
+}
+
 #[cfg(target_arch = "amdgpu")]
 impl<X: Instr, O: Operand> Fragment<X, O> {
+    // Coordinates here come from the layout's own slots, so the range
+    // checks (and their panic path) are left out of the kernels.
     #[inline(always)]
     fn for_each_coord(&mut self, mut f: impl FnMut(&mut Self, Coord)) {
         let l = Self::LAYOUT;
         let lane = crate::device::lane_id();
         for item in 0..l.items {
-            f(self, l.coord(Slot { lane, item }));
+            f(self, l.coord_unchecked(Slot { lane, item }));
         }
     }
 
     #[inline(always)]
-    fn set_at(&mut self, c: Coord, v: O::Elem<X>) {
-        self.regs.as_mut()[Self::LAYOUT.slot(c).item] = v;
+    fn write_at(&mut self, c: Coord, v: O::Elem<X>) {
+        self.regs.as_mut()[Self::LAYOUT.slot_unchecked(c).item] = v;
     }
 
     #[inline(always)]
-    fn get_at(&self, c: Coord) -> O::Elem<X> {
-        self.regs.as_ref()[Self::LAYOUT.slot(c).item]
+    fn read_at(&self, c: Coord) -> O::Elem<X> {
+        self.regs.as_ref()[Self::LAYOUT.slot_unchecked(c).item]
     }
 
     /// The calling lane's item `item`.

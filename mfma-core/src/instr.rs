@@ -3,19 +3,6 @@
 use crate::element::{Element, Storage};
 use mfma_spec::Builtin;
 
-/// The input element type of an instruction, with the software kernel that
-/// computes it (host only).
-#[cfg(not(target_arch = "amdgpu"))]
-pub trait InputElement<C>: Element + crate::soft::Kernel<C> {}
-#[cfg(not(target_arch = "amdgpu"))]
-impl<C, T: Element + crate::soft::Kernel<C>> InputElement<C> for T {}
-
-/// The input element type of an instruction.
-#[cfg(target_arch = "amdgpu")]
-pub trait InputElement<C>: Element {}
-#[cfg(target_arch = "amdgpu")]
-impl<C, T: Element> InputElement<C> for T {}
-
 /// Implemented by the builtin types `mfma-core` generates from the spec, and
 /// by nothing else: the software path relies on their storage being exactly
 /// the layout's elements.
@@ -38,24 +25,36 @@ pub trait Instr:
 {
     /// The spec entry this type was generated from.
     const SPEC: &'static Builtin;
-    /// Element type of A and B.
-    type In: InputElement<Self::Out>;
+    /// Element type of A (and of B, but for the mixed fp8/bf8 builtins).
+    type In: Element;
+    /// Element type of B: [`In`](Instr::In) but for the CDNA3 builtins that
+    /// mix fp8 and bf8 (`f32_32x32x16_fp8_bf8`: A fp8, B bf8).
+    type InB: Element;
     /// Element type of C and D.
     type Out: Element;
-    /// Storage of an A or B fragment.
-    type InRegs: Storage<Self::In>;
+    /// Storage of an A fragment.
+    type ARegs: Storage<Self::In>;
+    /// Storage of a B fragment.
+    type BRegs: Storage<Self::InB>;
     /// Storage of a C or D fragment.
     type OutRegs: Storage<Self::Out>;
+    /// The arithmetic family that computes it on the host, chosen from the
+    /// spec row's [`Arith`](mfma_spec::Arith) and element types.
+    #[cfg(not(target_arch = "amdgpu"))]
+    type Kernel: crate::soft::Kernel<A = Self::In, B = Self::InB, C = Self::Out>;
 
-    /// Runs the hardware instruction on the calling lane's registers.
+    /// Runs the hardware instruction on the calling lane's registers; the
+    /// three immediates are the instruction's (see
+    /// [`Modifiers::immediates`](mfma_spec::Modifiers::immediates)).
     ///
     /// # Safety
-    /// Must be called by all 64 lanes of a wave on a gfx90a GPU, with
-    /// modifiers already validated (the [`execute`](crate::execute) wrapper does both checks).
+    /// Must be called by all 64 lanes of a wave on a GPU of the builtin's
+    /// architecture, with modifiers already validated (the
+    /// [`execute`](crate::execute) wrapper does both checks).
     #[cfg(target_arch = "amdgpu")]
     unsafe fn device<const CBSZ: i32, const ABID: i32, const BLGP: i32>(
-        a: Self::InRegs,
-        b: Self::InRegs,
+        a: Self::ARegs,
+        b: Self::BRegs,
         c: Self::OutRegs,
     ) -> Self::OutRegs;
 }
@@ -100,7 +99,7 @@ macro_rules! __builtin_consts {
 }
 
 /// Generic code to run for a builtin chosen at run time (by name), see
-/// [`cdna2::visit`](crate::cdna2::visit).
+/// [`cdna2::visit`](crate::cdna2::visit) and [`cdna3::visit`](crate::cdna3::visit).
 ///
 /// ```
 /// use mfma_core::{Instr, Visit};

@@ -1,6 +1,6 @@
-//! Typed, checked bindings to the AMD CDNA2 (gfx90a, MI200) dense MFMA
-//! builtins, with a CPU execution path that reproduces the hardware's
-//! arithmetic bit for bit.
+//! Typed, checked bindings to the dense MFMA builtins of AMD CDNA2 (gfx90a,
+//! MI200) and CDNA3 (gfx942, MI300), with a CPU execution path that
+//! reproduces each architecture's arithmetic bit for bit.
 //!
 //! ```
 //! use mfma_core::{mfma, Acc, FragA, FragB};
@@ -47,16 +47,15 @@ pub use exec::{execute, execute_chain_into, execute_into};
 pub use formats::{Bf8, Fp8, Xf32};
 pub use fragment::{Acc, FragA, FragB, Fragment, Operand, A, B, C};
 pub use half;
-pub use instr::{InputElement, Instr, Visit};
+pub use instr::{Instr, Visit};
 pub use mfma_macros::mfma;
 pub use mfma_spec as spec;
 
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::exec::assert_legal;
+    pub use crate::exec::{
+        assert_legal, assert_modifiers, execute_chain_into_prechecked, execute_into_prechecked,
+    };
 }
 
-/// The CDNA2 (gfx90a, MI200) builtins as types; name them with [`mfma!`].
-pub mod cdna2 {
-    mfma_macros::__define_builtins!(cdna2);
-}
+mfma_macros::__define_archs!();

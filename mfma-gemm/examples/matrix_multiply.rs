@@ -205,12 +205,12 @@ mod compare {
     fn dtype(e: &Entry) -> Option<String> {
         let x = e.builtin?;
         let suffix = if x.name.ends_with("_1k") { "_1k" } else { "" };
-        Some(format!("{}{suffix}", x.ab.name()))
+        Some(format!("{}{suffix}", x.a_type.name()))
     }
 
     /// f64 inputs are measured against dgemm, everything else against sgemm.
     fn base_of(e: &Entry) -> Base {
-        match e.builtin.map(|x| x.ab.name()) {
+        match e.builtin.map(|x| x.a_type.name()) {
             Some("f64") => Base::Dgemm,
             _ => Base::Sgemm,
         }

@@ -7,7 +7,7 @@ use core::mem::MaybeUninit;
 #[cfg(not(target_arch = "amdgpu"))]
 use mfma_core::soft::{execute_chain_panels, PanelA, PanelB};
 use mfma_core::spec::{Arith, WAVE};
-use mfma_core::{execute_chain_into, execute_into, Acc, FragA, FragB, Instr};
+use mfma_core::{execute_chain_into, execute_into, Acc, Element, FragA, FragB, Instr};
 
 /// A wave computes one instruction's output per K step: its tile of C is
 /// `blocks·M × N`, block `b` taking rows `b·M..(b+1)·M` (so multi-block
@@ -16,7 +16,8 @@ use mfma_core::{execute_chain_into, execute_into, Acc, FragA, FragB, Instr};
 ///
 /// Element types, shapes and arithmetic all come from `X` (`X::In`,
 /// `X::Out`, `X::SPEC`); this is the tutorial's `MfmaCdna2F64Policy` for
-/// any builtin.
+/// any builtin whose A and B have one element type (all but CDNA3's mixed
+/// fp8/bf8 ones: a problem has one input type).
 ///
 /// ```
 /// use mfma_gemm::{ComputePolicy, MfmaPolicy};
@@ -31,6 +32,48 @@ pub struct MfmaPolicy<X>(PhantomData<X>);
 
 /// The seed's `MfmaCdna2F64Policy`: `v_mfma_f64_16x16x4f64`, 16×16 per wave, `k_step` 4.
 pub type MfmaCdna2F64Policy = MfmaPolicy<mfma_core::mfma!(f64_16x16x4f64)>;
+
+/// MfmaPolicy reads A and B from one problem of one element type, so its
+/// builtin must take one type for both (all but CDNA3's mixed fp8/bf8).
+/// A run-time check, folded away for every builtin it accepts: a `const`
+/// one would also reject the generic code that visits every builtin.
+#[inline(always)]
+#[track_caller]
+fn one_input_type<X: Instr>() {
+    assert!(
+        X::SPEC.a_type as u8 == X::SPEC.b_type as u8,
+        "MfmaPolicy needs a builtin whose A and B have one element type \
+         (a mixed fp8/bf8 builtin takes two)"
+    );
+}
+
+/// A B element from the problem's element type: the same type (the spec
+/// maps equal element types to one Rust type), so the bits carry over.
+#[inline(always)]
+fn as_b<X: Instr>(x: X::In) -> X::InB {
+    one_input_type::<X>();
+    <X::InB as Element>::from_bits_u64(x.to_bits_u64())
+}
+
+/// `&[X::In]` as `&[X::InB]`: the same type (see [`as_b`]).
+#[cfg(not(target_arch = "amdgpu"))]
+#[inline(always)]
+fn same<X: Instr>(x: &[X::In]) -> &[X::InB] {
+    one_input_type::<X>();
+    assert!(core::any::TypeId::of::<X::In>() == core::any::TypeId::of::<X::InB>());
+    // SAFETY: the two types are one (checked just above).
+    unsafe { &*(x as *const [X::In] as *const [X::InB]) }
+}
+
+/// `&mut [X::InB]` as `&mut [X::In]` (see [`same`]).
+#[cfg(not(target_arch = "amdgpu"))]
+#[inline(always)]
+fn same_mut<X: Instr>(x: &mut [X::InB]) -> &mut [X::In] {
+    one_input_type::<X>();
+    assert!(core::any::TypeId::of::<X::In>() == core::any::TypeId::of::<X::InB>());
+    // SAFETY: the two types are one (checked just above).
+    unsafe { &mut *(x as *mut [X::InB] as *mut [X::In]) }
+}
 
 impl<X: Instr> ComputePolicy for MfmaPolicy<X> {
     type Elem = X::In;
@@ -75,8 +118,8 @@ impl<X: Instr> ComputePolicy for MfmaPolicy<X> {
             let (k, n) = (X::SPEC.k, X::SPEC.n);
             let mut blocks = f.regs_mut().as_mut().chunks_exact_mut(k * n);
             if let Some(first) = blocks.next() {
-                tile_b_t.transposed().copy_window(ki, col, k, n, first);
-                let first: &[X::In] = first;
+                tile_b_t.transposed().copy_window(ki, col, k, n, same_mut::<X>(first));
+                let first: &[X::InB] = first;
                 for other in blocks {
                     other.copy_from_slice(first);
                 }
@@ -84,7 +127,7 @@ impl<X: Instr> ComputePolicy for MfmaPolicy<X> {
             f
         }
         #[cfg(target_arch = "amdgpu")]
-        FragB::<X>::from_fn(|_, k, j| tile_b_t.get(col + j, ki + k))
+        FragB::<X>::from_fn(|_, k, j| as_b::<X>(tile_b_t.get(col + j, ki + k)))
     }
 
     /// Loads up to 16 steps' fragments on the host (one on the GPU), then runs them as one
@@ -144,8 +187,10 @@ impl<X: Instr> ComputePolicy for MfmaPolicy<X> {
         }
         let (b, tile_b) = (&mut staged.b, tile_b_t.transposed());
         match tile_b.row_run(0, 0, 0) {
-            Some(_) => b.fill_rows(k, cols, |r| tile_b.row_run(r, 0, cols).unwrap_or_default()),
-            None => b.fill_with(k, cols, |r, c| tile_b.get(r, c)),
+            Some(_) => b.fill_rows(k, cols, |r| {
+                same::<X>(tile_b.row_run(r, 0, cols).unwrap_or_default())
+            }),
+            None => b.fill_with(k, cols, |r, c| as_b::<X>(tile_b.get(r, c))),
         }
     }
 

@@ -2,7 +2,7 @@
 
 use half::{bf16, f16};
 use mfma_core::spec::ElemType;
-use mfma_core::Element;
+use mfma_core::{Bf8, Element, Fp8};
 use std::vec::Vec;
 
 /// SplitMix64: tiny, seedable, and the same sequence on every platform.
@@ -55,6 +55,9 @@ pub fn matrix<E: Element>(len: usize, seed: u64) -> Vec<E> {
                 ElemType::F32 => u64::from((rng.normal() as f32).to_bits()),
                 ElemType::F16 => u64::from(f16::from_f64(rng.normal()).to_bits()),
                 ElemType::Bf16 => u64::from(bf16::from_f64(rng.normal()).to_bits()),
+                ElemType::Xf32 => u64::from((rng.normal() as f32).to_bits()),
+                ElemType::Fp8 => u64::from(Fp8::from_f64_saturating(rng.normal()).to_bits()),
+                ElemType::Bf8 => u64::from(Bf8::from_f64_saturating(rng.normal()).to_bits()),
                 ElemType::I8 | ElemType::I32 => rng.next_u64(),
             };
             E::from_bits_u64(bits)

@@ -4,9 +4,69 @@
 //! constants (via `mfma_core::__builtin_consts!`) and an `Instr` impl that
 //! states the element and storage types; all behaviour lives in `mfma-core`.
 
-use mfma_spec::{Builtin, ElemType, ARCHS};
+use mfma_spec::{Arith, Builtin, ElemType, LlvmScalar, LlvmType, ARCHS};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
+
+/// A module per architecture (`pub mod cdna3 { .. }`), and `visit` over all.
+pub fn archs() -> TokenStream {
+    let modules = ARCHS.iter().map(|a| {
+        let name = syn::Ident::new(a.name, Span::call_site());
+        let prefix = if a.is_default() {
+            String::new()
+        } else {
+            format!("{}::", a.name)
+        };
+        let doc = format!(
+            "The {} {} builtins ({}: {}) as types; name them with [`mfma!`](crate::mfma): \
+             `mfma!({prefix}{})`.",
+            a.builtins.len(),
+            a.title,
+            a.targets.join(", "),
+            a.products,
+            a.builtins[0].name,
+        );
+        let default = a.is_default().then(|| {
+            quote!(#[doc = ""] #[doc = "A builtin name without an architecture prefix means this one."])
+        });
+        quote! {
+            #[doc = #doc]
+            #default
+            pub mod #name {
+                ::mfma_macros::__define_builtins!(#name);
+            }
+        }
+    });
+    let arms = ARCHS.iter().map(|a| {
+        let (name, ident) = (a.name, syn::Ident::new(a.name, Span::call_site()));
+        quote!(#name => #ident::visit(b.name, v),)
+    });
+    quote! {
+        #(#modules)*
+
+        /// Runs `v` with the type of the builtin named `name`, in any
+        /// spelling [`mfma!`](crate::mfma) accepts (`cdna3::f32_32x32x16_fp8_fp8`,
+        /// a bare name for CDNA2, HIP and ISA spellings); `None` for an unknown name.
+        ///
+        /// ```
+        /// use mfma_core::{Instr, Visit};
+        /// struct Cycles;
+        /// impl Visit for Cycles {
+        ///     type Output = u32;
+        ///     fn visit<X: Instr>(self) -> u32 { X::SPEC.cycles }
+        /// }
+        /// assert_eq!(mfma_core::visit("f32_32x32x8f16", Cycles), Some(64));
+        /// assert_eq!(mfma_core::visit("cdna3::f32_32x32x8f16", Cycles), Some(32));
+        /// ```
+        pub fn visit<V: Visit>(name: &str, v: V) -> ::core::option::Option<V::Output> {
+            let b = ::mfma_core::spec::find(name)?;
+            match b.arch {
+                #(#arms)*
+                _ => ::core::option::Option::None,
+            }
+        }
+    }
+}
 
 pub fn define(arch: &syn::Ident) -> syn::Result<TokenStream> {
     let name = arch.to_string();
@@ -28,15 +88,17 @@ pub fn define(arch: &syn::Ident) -> syn::Result<TokenStream> {
         .map(|b| syn::Ident::new(b.name, Span::call_site()));
     let visit_doc = format!(
         "Runs `v` with the type of the {} builtin named `name` (bare, `__builtin_amdgcn_mfma_` or \
-         `v_mfma_` spelling); `None` for an unknown name.",
-        table.name
+         ISA spelling, without an architecture prefix); `None` for an unknown name.",
+        table.title
     );
+    let arch_name = table.name;
     Ok(quote! {
         #(#items)*
 
         #[doc = #visit_doc]
         pub fn visit<V: ::mfma_core::Visit>(name: &str, v: V) -> ::core::option::Option<V::Output> {
-            match ::mfma_core::spec::strip_prefix(name) {
+            let table = ::mfma_core::spec::arch(#arch_name)?;
+            match table.find(name)?.name {
                 #(#names => ::core::option::Option::Some(v.visit::<#types>()),)*
                 _ => ::core::option::Option::None,
             }
@@ -44,38 +106,61 @@ pub fn define(arch: &syn::Ident) -> syn::Result<TokenStream> {
     })
 }
 
-fn elem(t: ElemType) -> TokenStream {
+/// The Rust type of one element.
+pub fn elem(t: ElemType) -> TokenStream {
     match t {
         ElemType::F32 => quote!(f32),
         ElemType::F64 => quote!(f64),
         ElemType::F16 => quote!(::mfma_core::half::f16),
         ElemType::Bf16 => quote!(::mfma_core::half::bf16),
+        ElemType::Xf32 => quote!(::mfma_core::Xf32),
+        ElemType::Fp8 => quote!(::mfma_core::Fp8),
+        ElemType::Bf8 => quote!(::mfma_core::Bf8),
         ElemType::I8 => quote!(i8),
         ElemType::I32 => quote!(i32),
+    }
+}
+
+/// The software family computing `b`, from its arithmetic and element types.
+fn kernel(b: &Builtin) -> TokenStream {
+    let (a, bt) = (elem(b.a_type), elem(b.b_type));
+    match b.arith {
+        Arith::ChainedFma => quote!(::mfma_core::soft::Fma<#a>),
+        Arith::GroupedSum { .. } => quote!(::mfma_core::soft::Grouped<#a>),
+        Arith::WrappingInt => quote!(::mfma_core::soft::Wrapping),
+        Arith::TruncatedDot { .. } => quote!(::mfma_core::soft::Truncated<#a>),
+        Arith::SplitTruncatedDot { .. } => quote!(::mfma_core::soft::SplitTruncated<#a, #bt>),
     }
 }
 
 fn builtin(arch: &syn::Ident, index: usize, b: &Builtin, wave: usize) -> TokenStream {
     let ty = syn::Ident::new(b.name, Span::call_site());
     let index = proc_macro2::Literal::usize_unsuffixed(index);
-    let (input, output) = (elem(b.ab), elem(b.cd));
+    let (a, bt, out) = (elem(b.a_type), elem(b.b_type), elem(b.cd));
     let (in_lane, out_lane) = (b.ab_per_lane, b.cd_per_lane);
     let (in_wave, out_wave) = (in_lane * wave, out_lane * wave);
+    let types = if b.a_type == b.b_type {
+        b.a_type.name().to_string()
+    } else {
+        format!("A {}, B {}", b.a_type.name(), b.b_type.name())
+    };
     let doc = format!(
-        "`__builtin_amdgcn_mfma_{name}` (`{isa}`): D = A·B + C with A {m}×{k} and B {k}×{n} \
-         {ab}, C/D {m}×{n} {cd}, {blocks} block(s); {abl} A/B and {cdl} C/D element(s) per lane.",
+        "`__builtin_amdgcn_mfma_{name}` (`{isa}`, {title}): D = A·B + C with A {m}×{k} and B \
+         {k}×{n} {types}, C/D {m}×{n} {cd}, {blocks} block(s); {abl} A/B and {cdl} C/D \
+         element(s) per lane.",
         name = b.name,
         isa = b.isa,
+        title = mfma_spec::arch_of(b).title,
         m = b.m,
         n = b.n,
         k = b.k,
-        ab = b.ab.name(),
         cd = b.cd.name(),
         blocks = b.blocks,
         abl = in_lane,
         cdl = out_lane,
     );
     let device = device_fn(b);
+    let kernel = kernel(b);
     quote! {
         #[doc = #doc]
         #[allow(non_camel_case_types)]
@@ -88,58 +173,68 @@ fn builtin(arch: &syn::Ident, index: usize, b: &Builtin, wave: usize) -> TokenSt
 
         impl ::mfma_core::Instr for #ty {
             const SPEC: &'static ::mfma_core::spec::Builtin = Self::SPEC;
-            type In = #input;
-            type Out = #output;
+            type In = #a;
+            type InB = #bt;
+            type Out = #out;
             #[cfg(not(target_arch = "amdgpu"))]
-            type InRegs = [#input; #in_wave];
+            type ARegs = [#a; #in_wave];
             #[cfg(not(target_arch = "amdgpu"))]
-            type OutRegs = [#output; #out_wave];
+            type BRegs = [#bt; #in_wave];
+            #[cfg(not(target_arch = "amdgpu"))]
+            type OutRegs = [#out; #out_wave];
             #[cfg(target_arch = "amdgpu")]
-            type InRegs = [#input; #in_lane];
+            type ARegs = [#a; #in_lane];
             #[cfg(target_arch = "amdgpu")]
-            type OutRegs = [#output; #out_lane];
+            type BRegs = [#bt; #in_lane];
+            #[cfg(target_arch = "amdgpu")]
+            type OutRegs = [#out; #out_lane];
+            #[cfg(not(target_arch = "amdgpu"))]
+            type Kernel = #kernel;
             #device
         }
     }
 }
 
-/// The LLVM type of a per-lane operand: packed inputs are vectors (`i32`
-/// for four i8), a single element stays scalar.
-fn llvm_type(t: ElemType, count: usize) -> TokenStream {
-    let count_lit = proc_macro2::Literal::usize_unsuffixed(count);
-    match (t, count) {
-        (ElemType::I8, 4) => quote!(i32),
-        (ElemType::F16, _) => {
-            quote!(::mfma_core::device::Simd<::mfma_core::device::Half, #count_lit>)
-        }
-        (ElemType::Bf16, _) => quote!(::mfma_core::device::Simd<i16, #count_lit>),
-        (t, 1) => elem(t),
-        (t, _) => {
-            let e = elem(t);
-            quote!(::mfma_core::device::Simd<#e, #count_lit>)
-        }
+/// The Rust type the device path passes for an LLVM operand type.
+fn llvm_type(t: LlvmType) -> TokenStream {
+    let scalar = match t.scalar {
+        LlvmScalar::Half => quote!(::mfma_core::device::Half),
+        LlvmScalar::Float => quote!(f32),
+        LlvmScalar::Double => quote!(f64),
+        LlvmScalar::I16 => quote!(i16),
+        LlvmScalar::I32 => quote!(i32),
+        LlvmScalar::I64 => quote!(i64),
+    };
+    if t.lanes == 1 {
+        scalar
+    } else {
+        let lanes = proc_macro2::Literal::usize_unsuffixed(t.lanes);
+        quote!(::mfma_core::device::Simd<#scalar, #lanes>)
     }
 }
 
-/// The GPU implementation: one call of the LLVM intrinsic on the lane's registers.
+/// The GPU implementation: one call of the LLVM intrinsic on the lane's
+/// registers, refused at compile time on a GPU of another architecture.
 fn device_fn(b: &Builtin) -> TokenStream {
     let link = b.llvm_intrinsic;
-    let ab = llvm_type(b.ab, b.ab_per_lane);
-    let cd = llvm_type(b.cd, b.cd_per_lane);
+    let ab = llvm_type(b.llvm_ab);
+    let cd = llvm_type(b.llvm_cd);
     let f = format_ident!("{}", b.name);
     quote! {
         #[cfg(target_arch = "amdgpu")]
         #[inline(always)]
         unsafe fn device<const CBSZ: i32, const ABID: i32, const BLGP: i32>(
-            a: Self::InRegs,
-            b: Self::InRegs,
+            a: Self::ARegs,
+            b: Self::BRegs,
             c: Self::OutRegs,
         ) -> Self::OutRegs {
+            const { ::mfma_core::device::check_target(Self::SPEC) };
             extern "unadjusted" {
                 #[link_name = #link]
                 fn #f(a: #ab, b: #ab, c: #cd, cbsz: i32, abid: i32, blgp: i32) -> #cd;
             }
-            // SAFETY: register arrays and LLVM operand types have the same size and bits.
+            // SAFETY: register arrays and LLVM operand types have the same
+            // size and bits (the spec's LLVM types; see its tests).
             unsafe {
                 ::core::mem::transmute(#f(
                     ::core::mem::transmute(a),

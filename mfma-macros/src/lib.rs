@@ -142,6 +142,15 @@ pub fn mfma(input: TokenStream) -> TokenStream {
     expand::expand(input).into()
 }
 
+/// Defines one module of builtin types per architecture table of the spec,
+/// and the crate-level `visit` over all of them (used once, inside `mfma-core`).
+#[doc(hidden)]
+#[proc_macro]
+pub fn __define_archs(input: TokenStream) -> TokenStream {
+    let _ = syn::parse_macro_input!(input as syn::parse::Nothing);
+    define::archs().into()
+}
+
 /// Defines the builtin types of one architecture table (used once per
 /// architecture inside `mfma-core`).
 #[doc(hidden)]

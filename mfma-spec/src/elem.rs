@@ -1,4 +1,6 @@
-//! Element types and arithmetic families.
+//! Element types, their LLVM operand types, and arithmetic families.
+
+use core::fmt;
 
 /// The element type of an operand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -11,6 +13,13 @@ pub enum ElemType {
     F16,
     /// bfloat16 (the top half of a binary32).
     Bf16,
+    /// An f32 bit pattern that the instruction truncates to tf32 (the low
+    /// 13 mantissa bits cleared): CDNA3's xf32 inputs.
+    Xf32,
+    /// 8-bit float E4M3 FNUZ (bias 8, no infinities, one NaN 0x80, no -0): CDNA3's fp8.
+    Fp8,
+    /// 8-bit float E5M2 FNUZ (bias 16, no infinities, one NaN 0x80, no -0): CDNA3's bf8.
+    Bf8,
     /// Signed 8-bit integer.
     I8,
     /// Signed 32-bit integer.
@@ -22,43 +31,70 @@ impl ElemType {
     pub const fn bits(self) -> u32 {
         match self {
             ElemType::F64 => 64,
-            ElemType::F32 | ElemType::I32 => 32,
+            ElemType::F32 | ElemType::Xf32 | ElemType::I32 => 32,
             ElemType::F16 | ElemType::Bf16 => 16,
-            ElemType::I8 => 8,
+            ElemType::Fp8 | ElemType::Bf8 | ElemType::I8 => 8,
         }
     }
 
-    /// Short name as used in builtin names (`f32`, `bf16`, ...).
+    /// Short name as used in builtin names (`f32`, `bf16`, `fp8`, ...).
     pub const fn name(self) -> &'static str {
         match self {
             ElemType::F32 => "f32",
             ElemType::F64 => "f64",
             ElemType::F16 => "f16",
             ElemType::Bf16 => "bf16",
+            ElemType::Xf32 => "xf32",
+            ElemType::Fp8 => "fp8",
+            ElemType::Bf8 => "bf8",
             ElemType::I8 => "i8",
             ElemType::I32 => "i32",
         }
     }
 
-    /// The Rust type that holds one element (`half` provides f16 and bf16).
+    /// Parses [`ElemType::name`].
+    pub fn from_name(name: &str) -> Option<ElemType> {
+        ElemType::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// Every element type.
+    pub const ALL: [ElemType; 9] = [
+        ElemType::F32,
+        ElemType::F64,
+        ElemType::F16,
+        ElemType::Bf16,
+        ElemType::Xf32,
+        ElemType::Fp8,
+        ElemType::Bf8,
+        ElemType::I8,
+        ElemType::I32,
+    ];
+
+    /// The Rust type that holds one element (`half` provides f16 and bf16,
+    /// `mfma-core` the CDNA3 formats).
     pub const fn rust_type(self) -> &'static str {
         match self {
             ElemType::F32 => "f32",
             ElemType::F64 => "f64",
             ElemType::F16 => "half::f16",
             ElemType::Bf16 => "half::bf16",
+            ElemType::Xf32 => "mfma_core::Xf32",
+            ElemType::Fp8 => "mfma_core::Fp8",
+            ElemType::Bf8 => "mfma_core::Bf8",
             ElemType::I8 => "i8",
             ElemType::I32 => "i32",
         }
     }
 
-    /// The HIP/C scalar type the seed document uses for this element.
+    /// The HIP/C scalar type of one element as the seed document writes it
+    /// (8-bit floats have none: HIP packs them into integers).
     pub const fn c_type(self) -> &'static str {
         match self {
-            ElemType::F32 => "float",
+            ElemType::F32 | ElemType::Xf32 => "float",
             ElemType::F64 => "double",
             ElemType::F16 => "_Float16",
             ElemType::Bf16 => "short",
+            ElemType::Fp8 | ElemType::Bf8 => "__hip_fp8_storage_t",
             ElemType::I8 => "char",
             ElemType::I32 => "int",
         }
@@ -68,19 +104,162 @@ impl ElemType {
     pub const fn is_float(self) -> bool {
         !matches!(self, ElemType::I8 | ElemType::I32)
     }
+
+    /// The exponent below which a finite value of this type is subnormal
+    /// (its smallest normal is `2^min_exp`); 0 for integers.
+    pub const fn min_exp(self) -> i32 {
+        match self {
+            ElemType::F32 | ElemType::Xf32 | ElemType::Bf16 => -126,
+            ElemType::F64 => -1022,
+            ElemType::F16 => -14,
+            ElemType::Fp8 => -7,
+            ElemType::Bf8 => -15,
+            ElemType::I8 | ElemType::I32 => 0,
+        }
+    }
 }
 
-/// How a family computes `D = A*B + C` (reference section 4).
+/// A scalar LLVM type of an intrinsic operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LlvmScalar {
+    /// `half`.
+    Half,
+    /// `float`.
+    Float,
+    /// `double`.
+    Double,
+    /// `i16`.
+    I16,
+    /// `i32`.
+    I32,
+    /// `i64`.
+    I64,
+}
+
+impl LlvmScalar {
+    /// The LLVM spelling.
+    pub const fn name(self) -> &'static str {
+        match self {
+            LlvmScalar::Half => "half",
+            LlvmScalar::Float => "float",
+            LlvmScalar::Double => "double",
+            LlvmScalar::I16 => "i16",
+            LlvmScalar::I32 => "i32",
+            LlvmScalar::I64 => "i64",
+        }
+    }
+
+    /// Width in bits.
+    pub const fn bits(self) -> u32 {
+        match self {
+            LlvmScalar::Half | LlvmScalar::I16 => 16,
+            LlvmScalar::Float | LlvmScalar::I32 => 32,
+            LlvmScalar::Double | LlvmScalar::I64 => 64,
+        }
+    }
+}
+
+/// The LLVM IR type of one lane's operand: a scalar, or a vector `<N x T>`.
+/// Packed inputs are integers or vectors as LLVM declares them (four i8 in
+/// an `i32`, eight fp8 in an `i64`, bf16 in `<4 x i16>`); a mismatch is a
+/// fatal LLVM error, not a Rust type error, so the spec states them.
+///
+/// ```
+/// use mfma_spec::{LlvmScalar, LlvmType};
+/// assert_eq!(LlvmType::vec(4, LlvmScalar::Half).to_string(), "<4 x half>");
+/// assert_eq!(LlvmType::scalar(LlvmScalar::I64).to_string(), "i64");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LlvmType {
+    /// Vector length; 1 for a scalar.
+    pub lanes: usize,
+    /// Element (or scalar) type.
+    pub scalar: LlvmScalar,
+}
+
+impl LlvmType {
+    /// A scalar type.
+    pub const fn scalar(scalar: LlvmScalar) -> Self {
+        LlvmType { lanes: 1, scalar }
+    }
+
+    /// A vector `<lanes x scalar>`.
+    pub const fn vec(lanes: usize, scalar: LlvmScalar) -> Self {
+        LlvmType { lanes, scalar }
+    }
+
+    /// Width in bits.
+    pub const fn bits(self) -> u32 {
+        self.lanes as u32 * self.scalar.bits()
+    }
+
+    /// The accumulator type LLVM declares for `per_lane` elements of `t`
+    /// (`<16 x float>`, `<4 x double>`, a scalar `double` for one).
+    pub const fn accumulator(t: ElemType, per_lane: usize) -> Self {
+        let scalar = match t {
+            ElemType::F64 => LlvmScalar::Double,
+            ElemType::I32 => LlvmScalar::I32,
+            _ => LlvmScalar::Float,
+        };
+        LlvmType {
+            lanes: per_lane,
+            scalar,
+        }
+    }
+}
+
+impl fmt::Display for LlvmType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.lanes == 1 {
+            f.write_str(self.scalar.name())
+        } else {
+            write!(f, "<{} x {}>", self.lanes, self.scalar.name())
+        }
+    }
+}
+
+/// How a family computes `D = A*B + C` (reference section 4 of each
+/// architecture). The family, not the architecture, decides the arithmetic:
+/// the same element types compute differently on CDNA2 and CDNA3.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Arith {
     /// f32 and f64: `acc = fma(a_k, b_k, acc)` for k ascending, IEEE, subnormals kept.
     ChainedFma,
-    /// f16, bf16 and bf16_1k: products summed in pairwise trees of `group`
-    /// consecutive k, each tree added to the accumulator, flush-to-zero at every step.
+    /// CDNA2 f16, bf16 and bf16_1k: products summed in pairwise trees of
+    /// `group` consecutive k, each tree added to the accumulator,
+    /// flush-to-zero at every step.
     GroupedSum {
         /// Products per tree: 4 for f16 and bf16_1k, 2 for non-`_1k` bf16.
         group: usize,
     },
+    /// CDNA3 f16, bf16 and xf32, the "truncated fused dot product": each
+    /// group of `group` consecutive k is one step, its exact products
+    /// truncated at the largest product's exponent, summed exactly, added
+    /// to the floored accumulator and rounded once; no flush to zero.
+    TruncatedDot {
+        /// k per step: min(K, 8) for f16 and bf16, 4 for xf32.
+        group: usize,
+    },
+    /// CDNA3 fp8/bf8, the "grouped truncated" dot product: as
+    /// [`TruncatedDot`](Arith::TruncatedDot), but the even and the odd k of
+    /// a group are truncated and summed separately before they are added,
+    /// and a tiny accumulator is dropped.
+    SplitTruncatedDot {
+        /// k per step: min(K, 16).
+        group: usize,
+    },
     /// i8: exact products summed into i32 with two's complement wrap-around.
     WrappingInt,
+}
+
+impl Arith {
+    /// The k of one step of the fused families (`None` for the others).
+    pub const fn group(self) -> Option<usize> {
+        match self {
+            Arith::GroupedSum { group }
+            | Arith::TruncatedDot { group }
+            | Arith::SplitTruncatedDot { group } => Some(group),
+            Arith::ChainedFma | Arith::WrappingInt => None,
+        }
+    }
 }

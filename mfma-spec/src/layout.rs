@@ -6,6 +6,8 @@
 //! description both directions of the map, the bijection tests, tables and
 //! pictures are all derived (the same idea as CuTe's thread/value layouts).
 
+use crate::{Message, Operand};
+
 /// A matrix coordinate axis of an operand.
 ///
 /// For A the axes are (block, i, k), for B (block, k, j), for C and D (block, i, j).
@@ -72,9 +74,19 @@ impl Coord {
     pub const fn new(block: usize, row: usize, col: usize) -> Self {
         Coord { block, row, col }
     }
+
+    /// `(row, col)` of block 0: the whole matrix of a 1-block builtin.
+    ///
+    /// ```
+    /// use mfma_spec::Coord;
+    /// assert_eq!(Coord::at(5, 7), Coord::new(0, 5, 7));
+    /// ```
+    pub const fn at(row: usize, col: usize) -> Self {
+        Coord { block: 0, row, col }
+    }
 }
 
-/// Most modes any CDNA2 layout needs (the 32x32 accumulator uses five).
+/// Most modes any CDNA layout needs (the 32x32 accumulator uses five).
 pub const MAX_MODES: usize = 6;
 
 const PAD: Mode = Mode {
@@ -99,6 +111,12 @@ const PAD: Mode = Mode {
 pub struct Layout {
     modes: [Mode; MAX_MODES],
     len: usize,
+    /// The operand it lays out (C for the accumulator, whose layout D shares).
+    pub operand: Operand,
+    /// The builtin's name, for messages.
+    pub builtin: &'static str,
+    /// Its architecture's name, for messages.
+    pub arch: &'static str,
     /// Number of blocks.
     pub blocks: usize,
     /// Rows of one block's matrix.
@@ -112,10 +130,16 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// Builds a layout from its modes. Extents of the register side are
-    /// derived: `lanes * items` must equal `blocks * rows * cols` (checked by
-    /// the tests for every builtin, and by [`Layout::is_bijection`]).
-    pub const fn from_modes(modes: &[Mode], blocks: usize, rows: usize, cols: usize) -> Self {
+    /// Builds the layout of `operand` of builtin `arch::builtin` from its
+    /// modes. Extents of the register side are derived: `lanes * items` must
+    /// equal `blocks * rows * cols` (checked by the tests for every builtin,
+    /// and by [`Layout::is_bijection`]).
+    pub const fn from_modes(
+        [arch, builtin]: [&'static str; 2],
+        operand: Operand,
+        modes: &[Mode],
+        [blocks, rows, cols]: [usize; 3],
+    ) -> Self {
         assert!(modes.len() <= MAX_MODES, "too many modes");
         let mut out = [PAD; MAX_MODES];
         let mut lanes = 1;
@@ -132,6 +156,9 @@ impl Layout {
         Layout {
             modes: out,
             len: modes.len(),
+            operand,
+            builtin,
+            arch,
             blocks,
             rows,
             cols,
@@ -150,8 +177,134 @@ impl Layout {
         self.blocks * self.rows * self.cols
     }
 
-    /// (block, row, col) → (lane, item). Coordinates must be in range.
+    /// (block, row, col) → (lane, item).
+    ///
+    /// # Panics
+    /// If `c` lies outside the operand's matrices (in a `const`, a compile
+    /// error), with a message naming the operand and the ranges.
+    ///
+    /// ```
+    /// let c = mfma_spec::find("f32_32x32x8bf16_1k").unwrap().c;
+    /// assert_eq!(c.slot(mfma_spec::Coord::at(5, 7)).lane, 39);
+    /// assert!(std::panic::catch_unwind(|| c.slot(mfma_spec::Coord::at(5, 40))).is_err());
+    /// ```
     pub const fn slot(&self, c: Coord) -> Slot {
+        if !self.contains(c) {
+            self.out_of_range(self.coord_error(c));
+        }
+        self.slot_unchecked(c)
+    }
+
+    /// [`slot`](Layout::slot), or `None` for a coordinate outside the matrices.
+    pub const fn try_slot(&self, c: Coord) -> Option<Slot> {
+        if self.contains(c) {
+            Some(self.slot_unchecked(c))
+        } else {
+            None
+        }
+    }
+
+    /// (lane, item) → (block, row, col).
+    ///
+    /// # Panics
+    /// If the slot does not exist (lane ≥ 64 or item ≥ the lane's items; in
+    /// a `const`, a compile error), with a message naming the operand and the ranges.
+    pub const fn coord(&self, s: Slot) -> Coord {
+        if !self.has_slot(s) {
+            self.out_of_range(self.slot_error(s));
+        }
+        self.coord_unchecked(s)
+    }
+
+    /// [`coord`](Layout::coord), or `None` for a slot that does not exist.
+    pub const fn try_coord(&self, s: Slot) -> Option<Coord> {
+        if self.has_slot(s) {
+            Some(self.coord_unchecked(s))
+        } else {
+            None
+        }
+    }
+
+    /// Whether the slot exists: `lane < lanes` and `item < items`.
+    pub const fn has_slot(&self, s: Slot) -> bool {
+        s.lane < self.lanes && s.item < self.items
+    }
+
+    /// The panic of an out-of-range lookup. On the GPU the message is not
+    /// built (a kernel has no room for it): the wave traps.
+    #[track_caller]
+    const fn out_of_range(&self, _message: Message) -> ! {
+        #[cfg(target_arch = "amdgpu")]
+        panic!("MFMA layout lookup out of range");
+        #[cfg(not(target_arch = "amdgpu"))]
+        panic!("{}", _message.as_str())
+    }
+
+    /// The message of an out-of-range coordinate: `coordinate (block 0, i 5,
+    /// j 40) is out of range for operand c of f32_32x32x8bf16_1k: it needs
+    /// block < 1, i < 32, j < 32`.
+    pub const fn coord_error(&self, c: Coord) -> Message {
+        let [blk, row, col] = self.operand.axis_names();
+        let m = Message::new()
+            .str("coordinate (")
+            .str(blk)
+            .str(" ")
+            .uint(c.block as u64)
+            .str(", ")
+            .str(row)
+            .str(" ")
+            .uint(c.row as u64)
+            .str(", ")
+            .str(col)
+            .str(" ")
+            .uint(c.col as u64)
+            .str(") is out of range for ");
+        self.what(m)
+            .str(": it needs ")
+            .str(blk)
+            .str(" < ")
+            .uint(self.blocks as u64)
+            .str(", ")
+            .str(row)
+            .str(" < ")
+            .uint(self.rows as u64)
+            .str(", ")
+            .str(col)
+            .str(" < ")
+            .uint(self.cols as u64)
+    }
+
+    /// The message of a slot that does not exist: `slot (lane 39, item 20)
+    /// is out of range for operand c of ...: it needs lane < 64, item < 16`.
+    pub const fn slot_error(&self, s: Slot) -> Message {
+        let m = Message::new()
+            .str("slot (lane ")
+            .uint(s.lane as u64)
+            .str(", item ")
+            .uint(s.item as u64)
+            .str(") is out of range for ");
+        self.what(m)
+            .str(": it needs lane < ")
+            .uint(self.lanes as u64)
+            .str(", item < ")
+            .uint(self.items as u64)
+    }
+
+    /// `operand c of cdna3::f32_32x32x8f16`.
+    const fn what(&self, m: Message) -> Message {
+        let m = m.str("operand ").str(self.operand.name()).str(" of ");
+        if crate::message::is_default_arch(self.arch) {
+            m.str(self.builtin)
+        } else {
+            m.str(self.arch).str("::").str(self.builtin)
+        }
+    }
+
+    /// [`slot`](Layout::slot) without the range check, for callers whose
+    /// coordinates are in range by construction; out of range, the result
+    /// is some slot (never undefined behaviour).
+    #[doc(hidden)]
+    pub const fn slot_unchecked(&self, c: Coord) -> Slot {
         let mut lane = 0;
         let mut item = 0;
         let mut n = 0;
@@ -172,8 +325,10 @@ impl Layout {
         Slot { lane, item }
     }
 
-    /// (lane, item) → (block, row, col). The slot must be in range.
-    pub const fn coord(&self, s: Slot) -> Coord {
+    /// [`coord`](Layout::coord) without the range check (see
+    /// [`slot_unchecked`](Layout::slot_unchecked)).
+    #[doc(hidden)]
+    pub const fn coord_unchecked(&self, s: Slot) -> Coord {
         let mut c = Coord::new(0, 0, 0);
         let mut n = 0;
         while n < self.len {
@@ -221,11 +376,11 @@ impl Layout {
         let mut idx = 0;
         while idx < self.elements() {
             let c = self.delinear(idx);
-            let s = self.slot(c);
-            if s.lane >= self.lanes || s.item >= self.items {
+            let s = self.slot_unchecked(c);
+            if !self.has_slot(s) {
                 return false;
             }
-            let back = self.coord(s);
+            let back = self.coord_unchecked(s);
             if back.block != c.block || back.row != c.row || back.col != c.col {
                 return false;
             }
@@ -234,28 +389,35 @@ impl Layout {
         true
     }
 
-    /// The A or B layout shared by every CDNA2 builtin (reference 2.1):
-    /// `lane = r + R*b + R*blocks*(k / E)`, `item = k % E`, where `r` is the
-    /// row of A or the column of B, `R` its extent, `G = 64 / (R*blocks)` the
-    /// lane groups that split K, and `E = K / G` the items per lane.
-    pub const fn input(operand_is_b: bool, r_extent: usize, k: usize, blocks: usize) -> Self {
+    /// The A or B layout shared by every dense CDNA builtin (reference 2.1
+    /// of both architectures): `lane = r + R*b + R*blocks*(k / E)`,
+    /// `item = k % E`, where `r` is the row of A or the column of B, `R` its
+    /// extent, `G = 64 / (R*blocks)` the lane groups that split K, and
+    /// `E = K / G` the items per lane.
+    pub const fn input(
+        names: [&'static str; 2],
+        operand: Operand,
+        r_extent: usize,
+        k: usize,
+        blocks: usize,
+    ) -> Self {
         let groups = 64 / (r_extent * blocks);
         let per_lane = k / groups;
-        let (r_axis, k_axis, rows, cols) = if operand_is_b {
+        let (r_axis, k_axis, rows, cols) = if matches!(operand, Operand::B) {
             (Axis::Col, Axis::Row, k, r_extent)
         } else {
             (Axis::Row, Axis::Col, r_extent, k)
         };
         Layout::from_modes(
+            names,
+            operand,
             &[
                 mode(r_axis, 1, r_extent, Dest::Lane, 1),
                 mode(Axis::Block, 1, blocks, Dest::Lane, r_extent),
                 mode(k_axis, per_lane, groups, Dest::Lane, r_extent * blocks),
                 mode(k_axis, 1, per_lane, Dest::Item, 1),
             ],
-            blocks,
-            rows,
-            cols,
+            [blocks, rows, cols],
         )
     }
 }
@@ -277,7 +439,7 @@ pub const fn mode(
     }
 }
 
-/// The accumulator (C and D) layout families of CDNA2 (reference 2.2).
+/// The accumulator (C and D) layout families of CDNA2 and CDNA3 (reference 2.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AccLayout {
     /// 32x32, 1 or 2 blocks: item `16b + 4(i/8) + i%4`, lane `j + 32((i/4)%2)`.
@@ -294,7 +456,13 @@ pub enum AccLayout {
 
 impl AccLayout {
     /// The layout of C/D for an `m x n` accumulator with `blocks` blocks.
-    pub const fn layout(self, m: usize, n: usize, blocks: usize) -> Layout {
+    pub const fn layout(
+        self,
+        names: [&'static str; 2],
+        m: usize,
+        n: usize,
+        blocks: usize,
+    ) -> Layout {
         use Axis::{Block, Col, Row};
         use Dest::{Item, Lane};
         let modes: &[Mode] = match self {
@@ -327,7 +495,7 @@ impl AccLayout {
                 mode(Row, 1, 4, Lane, 16),
             ],
         };
-        let mut l = Layout::from_modes(modes, blocks, m, n);
+        let mut l = Layout::from_modes(names, Operand::C, modes, [blocks, m, n]);
         // The block digit is written for the widest case; a builtin with
         // fewer blocks keeps only as many block values as it has.
         let mut i = 0;

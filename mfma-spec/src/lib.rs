@@ -1,59 +1,116 @@
-//! The declarative specification of the AMD CDNA2 (gfx90a, MI200) dense MFMA
-//! builtins: one table, from which every other crate of the workspace derives
-//! types, layouts, validation, documentation and CLI output.
+//! The declarative specification of the AMD CDNA dense MFMA builtins: one
+//! table per architecture, from which every other crate of the workspace
+//! derives types, layouts, validation, documentation and CLI output.
 //!
-//! * [`cdna2::BUILTINS`]: the 27 builtins (shape, types, blocks, timing,
-//!   modifier support, arithmetic family, LLVM and ISA names, layouts).
+//! * [`cdna2::BUILTINS`]: the 27 builtins of CDNA2 (gfx90a, MI200);
+//!   [`cdna3::BUILTINS`]: the 32 dense builtins of CDNA3 (gfx942, MI300).
+//!   Each row states shape, element types, blocks, timing, modifier support,
+//!   arithmetic family, LLVM and ISA names and operand types, and layouts.
 //! * [`Layout`]: an operand layout as data; both directions of the
 //!   (block, row, col) ↔ (lane, item) map are `const fn`.
 //! * [`validate`]: the modifier rules, one function a rule, shared by the
 //!   `mfma!` macro and the CLI.
 //!
-//! Other architectures are added as more [`Arch`] tables in [`ARCHS`], not as
-//! code changes.
+//! An architecture is a table ([`Arch`]) in [`ARCHS`]; code that must differ
+//! between architectures reads a field of the table (the arithmetic family,
+//! the modifier kinds, the LLVM types), never the architecture's name.
 //!
 //! ```
-//! let b = mfma_spec::find("f32_32x32x8bf16_1k").unwrap();
-//! assert_eq!((b.m, b.n, b.k, b.blocks), (32, 32, 8, 1));
-//! assert_eq!(b.ops(), 16384);
+//! let b = mfma_spec::find("f32_32x32x8bf16_1k").unwrap(); // bare: CDNA2
+//! assert_eq!((b.m, b.n, b.k, b.blocks, b.cycles), (32, 32, 8, 1, 64));
 //! assert_eq!(b.llvm_intrinsic, "llvm.amdgcn.mfma.f32.32x32x8bf16.1k");
+//! let c = mfma_spec::find("cdna3::f32_32x32x8bf16_1k").unwrap();
+//! assert_eq!((c.isa, c.cycles), ("v_mfma_f32_32x32x8_bf16", 32));
 //! ```
 #![no_std]
 #![warn(missing_docs)]
 
+mod table;
+
 pub mod cdna2;
+pub mod cdna3;
 mod elem;
 mod layout;
+mod message;
 mod modifiers;
 mod routing;
 mod suggest;
 
-pub use elem::{Arith, ElemType};
+pub use elem::{Arith, ElemType, LlvmScalar, LlvmType};
 pub use layout::{mode, AccLayout, Axis, Coord, Dest, Layout, Mode, Slot, MAX_MODES};
+pub use message::Message;
 pub use modifiers::{
-    check_abid, check_blgp, check_cbsz, check_sign, validate, Modifier, ModifierError, Modifiers,
+    check_abid, check_blgp, check_cbsz, check_neg, check_sign, validate, BlgpBits, Modifier,
+    ModifierError, Modifiers,
 };
 pub use routing::{feeds, source};
-pub use suggest::{closest, edit_distance, strip_prefix};
+pub use suggest::{closest, edit_distance, strip_prefix, LookupError};
 
 /// Lanes in a CDNA wavefront.
 pub const WAVE: usize = 64;
 
 /// One GPU architecture's table of builtins.
-#[derive(Debug)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct Arch {
-    /// Short name (`cdna2`); also the module of `mfma-core` holding its types.
+    /// Short name (`cdna2`): the prefix users write (`cdna3::NAME`), and the
+    /// module of `mfma-core` holding its types.
     pub name: &'static str,
-    /// LLVM target CPU (`gfx90a`).
-    pub gfx: &'static str,
+    /// The name in prose (`CDNA2`).
+    pub title: &'static str,
+    /// The products built on it.
+    pub products: &'static str,
+    /// LLVM target CPUs (`gfx90a`); code objects are built per target.
+    pub targets: &'static [&'static str],
     /// Wavefront size.
     pub wave: usize,
+    /// Whether AMD publishes the VALU co-execution cycles (see
+    /// [`Builtin::valu_coexec`]).
+    pub valu_coexec_published: bool,
     /// The builtins.
     pub builtins: &'static [Builtin],
 }
 
-/// Every architecture known to this crate.
-pub const ARCHS: &[&Arch] = &[&cdna2::ARCH];
+/// Every architecture known to this crate; the first is the default, which
+/// a name without an `arch::` prefix means (CDNA2: the seed's spelling).
+pub const ARCHS: &[&Arch] = &[&cdna2::ARCH, &cdna3::ARCH];
+
+/// The architecture called `name` (`cdna2`, `cdna3`; case-insensitive).
+pub fn arch(name: &str) -> Option<&'static Arch> {
+    ARCHS
+        .iter()
+        .copied()
+        .find(|a| a.name.eq_ignore_ascii_case(name))
+}
+
+/// The architecture whose table holds `b`.
+pub fn arch_of(b: &Builtin) -> &'static Arch {
+    arch(b.arch).expect("every builtin names its architecture")
+}
+
+impl Arch {
+    /// The builtin called `name` in this table: the bare name, the HIP
+    /// builtin (`__builtin_amdgcn_mfma_...`), or the ISA mnemonic (this
+    /// architecture's, or the `v_mfma_<name>` form the assembler still
+    /// accepts). No `arch::` prefix.
+    ///
+    /// ```
+    /// let cdna3 = mfma_spec::arch("cdna3").unwrap();
+    /// let b = cdna3.find("v_mfma_f32_32x32x1_2b_f32").unwrap();
+    /// assert_eq!(b.name, "f32_32x32x1f32");
+    /// assert!(cdna3.find("f32_32x32x4bf16").is_none()); // CDNA2 only
+    /// ```
+    pub fn find(&'static self, name: &str) -> Option<&'static Builtin> {
+        let bare = strip_prefix(name);
+        self.builtins
+            .iter()
+            .find(|b| b.name == bare || b.isa == name || strip_prefix(b.isa) == bare)
+    }
+
+    /// Whether this is the default architecture (a bare name means it).
+    pub fn is_default(&self) -> bool {
+        core::ptr::eq(self, ARCHS[0])
+    }
+}
 
 /// One operand of an MFMA instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -102,11 +159,14 @@ impl Operand {
 /// Everything known about one builtin.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Builtin {
-    /// Name without prefix (`f32_32x32x8bf16_1k`).
+    /// Name without prefix (`f32_32x32x8bf16_1k`): the builtin's suffix.
     pub name: &'static str,
+    /// The [`Arch::name`] of the table holding it.
+    pub arch: &'static str,
     /// LLVM intrinsic (`llvm.amdgcn.mfma.f32.32x32x8bf16.1k`).
     pub llvm_intrinsic: &'static str,
-    /// ISA mnemonic (`v_mfma_f32_32x32x8bf16_1k`).
+    /// ISA mnemonic as the architecture's assembler prints it
+    /// (`v_mfma_f32_32x32x8bf16_1k` on CDNA2, `v_mfma_f32_32x32x8_bf16` on CDNA3).
     pub isa: &'static str,
     /// Rows of A, C, D.
     pub m: usize,
@@ -116,22 +176,29 @@ pub struct Builtin {
     pub k: usize,
     /// Independent blocks computed at once.
     pub blocks: usize,
-    /// Element type of A and B.
-    pub ab: ElemType,
+    /// Element type of A.
+    pub a_type: ElemType,
+    /// Element type of B (differs from A's only for the mixed fp8/bf8 builtins).
+    pub b_type: ElemType,
     /// A (and B) elements per lane.
     pub ab_per_lane: usize,
+    /// LLVM type of one lane's A (and B) operand.
+    pub llvm_ab: LlvmType,
     /// Element type of C and D.
     pub cd: ElemType,
     /// C (and D) elements per lane.
     pub cd_per_lane: usize,
+    /// LLVM type of one lane's C (and D) operand.
+    pub llvm_cd: LlvmType,
     /// Issue cycles (peak rate = ops / cycles per CU per clock).
     pub cycles: u32,
-    /// VALU cycles that can co-execute, `None` where co-execution is unsupported (FP64).
+    /// VALU cycles that can co-execute; `None` where co-execution is
+    /// unsupported (CDNA2 FP64) or not published (see [`Arch::valu_coexec_published`]).
     pub valu_coexec: Option<u32>,
     /// Largest legal cbsz, `None` where cbsz/abid must be 0.
     pub cbsz_max: Option<u32>,
-    /// Whether blgp may be nonzero.
-    pub blgp: bool,
+    /// What the instruction's three blgp bits mean.
+    pub blgp: BlgpBits,
     /// The arithmetic family (reference section 4).
     pub arith: Arith,
     /// Accumulator layout family.
@@ -157,7 +224,8 @@ impl Builtin {
     /// Element type of an operand.
     pub const fn elem(&self, op: Operand) -> ElemType {
         match op {
-            Operand::A | Operand::B => self.ab,
+            Operand::A => self.a_type,
+            Operand::B => self.b_type,
             Operand::C | Operand::D => self.cd,
         }
     }
@@ -167,6 +235,14 @@ impl Builtin {
         match op {
             Operand::A | Operand::B => self.ab_per_lane,
             Operand::C | Operand::D => self.cd_per_lane,
+        }
+    }
+
+    /// LLVM type of one lane's operand.
+    pub const fn llvm_type(&self, op: Operand) -> LlvmType {
+        match op {
+            Operand::A | Operand::B => self.llvm_ab,
+            Operand::C | Operand::D => self.llvm_cd,
         }
     }
 
@@ -185,26 +261,95 @@ impl Builtin {
         self.ops() / self.cycles as u64
     }
 
+    /// Whether the instruction takes no modifier at all.
+    pub const fn takes_no_modifiers(&self) -> bool {
+        self.cbsz_max.is_none() && matches!(self.blgp, BlgpBits::Unused)
+    }
+
+    /// The name as users write it: bare for the default architecture,
+    /// `arch::name` otherwise (`cdna3::f32_32x32x16_fp8_fp8`).
+    pub fn path(&self) -> message::Path<'_> {
+        message::Path(self)
+    }
+
+    /// The builtin of `other` that does this one's job: the same name if
+    /// `other` has it, otherwise the one with the same M, N, blocks and
+    /// element types and the nearest K (`f32_32x32x4bf16` on CDNA3 is
+    /// `f32_32x32x8bf16_1k`); `None` if `other` has nothing alike.
+    ///
+    /// ```
+    /// let old = mfma_spec::find("i32_32x32x8i8").unwrap();
+    /// let new = old.counterpart(mfma_spec::arch("cdna3").unwrap()).unwrap();
+    /// assert_eq!(new.name, "i32_32x32x16_i8");
+    /// ```
+    pub const fn counterpart(&self, other: &'static Arch) -> Option<&'static Builtin> {
+        let mut best: Option<&'static Builtin> = None;
+        let mut i = 0;
+        while i < other.builtins.len() {
+            let b = &other.builtins[i];
+            if message::same_str(b.name, self.name) {
+                return Some(b);
+            }
+            let alike = b.m == self.m
+                && b.n == self.n
+                && b.blocks == self.blocks
+                && same_type(b.a_type, self.a_type)
+                && same_type(b.b_type, self.b_type)
+                && same_type(b.cd, self.cd);
+            if alike {
+                best = match best {
+                    Some(x) if x.k.abs_diff(self.k) <= b.k.abs_diff(self.k) => Some(x),
+                    _ => Some(b),
+                };
+            }
+            i += 1;
+        }
+        best
+    }
+
     /// The full HIP builtin name (`__builtin_amdgcn_mfma_...` is the prefix).
     pub const HIP_PREFIX: &'static str = "__builtin_amdgcn_mfma_";
 }
 
-/// Finds a builtin by name in any architecture. Accepts the bare name or the
-/// `__builtin_amdgcn_mfma_` / `v_mfma_` spellings.
+const fn same_type(a: ElemType, b: ElemType) -> bool {
+    a as u8 == b as u8
+}
+
+/// Finds a builtin by the name users write: an optional architecture prefix
+/// (`cdna3::`; none means the default architecture, CDNA2), then the bare
+/// name or its HIP or ISA spelling (see [`Arch::find`]).
 ///
 /// ```
 /// assert!(mfma_spec::find("__builtin_amdgcn_mfma_f64_4x4x4f64").is_some());
 /// assert!(mfma_spec::find("f32_32x32x8bf16").is_none());
+/// assert_eq!(mfma_spec::find("cdna3::f32_32x32x16_fp8_bf8").unwrap().arch, "cdna3");
 /// ```
 pub fn find(name: &str) -> Option<&'static Builtin> {
-    let name = strip_prefix(name);
-    ARCHS
-        .iter()
-        .flat_map(|a| a.builtins.iter())
-        .find(|b| b.name == name)
+    lookup(name).ok()
 }
 
-/// The index of a builtin in its architecture's table.
-pub fn index_of(arch: &Arch, name: &str) -> Option<usize> {
-    arch.builtins.iter().position(|b| b.name == name)
+/// [`find`], with the reason when it fails: an unknown architecture prefix,
+/// or an unknown name with the closest builtin of that architecture.
+///
+/// ```
+/// let e = mfma_spec::lookup("cdna3::f32_32x32x4bf16").unwrap_err();
+/// assert_eq!(e.to_string(), "unknown CDNA3 builtin `f32_32x32x4bf16`: gfx942 has no such \
+///     instruction (it is CDNA2's); CDNA3 has `cdna3::f32_32x32x8bf16_1k`");
+/// ```
+pub fn lookup(name: &str) -> Result<&'static Builtin, LookupError<'_>> {
+    let (prefix, bare) = split_arch(name);
+    let table = match prefix {
+        None => ARCHS[0],
+        Some(given) => arch(given).ok_or(LookupError::UnknownArch { given })?,
+    };
+    table.find(bare).ok_or_else(|| suggest::unknown(table, bare))
+}
+
+/// Splits `cdna3::name` into `(Some("cdna3"), "name")`; a name without
+/// `::` gives `(None, name)`.
+pub fn split_arch(name: &str) -> (Option<&str>, &str) {
+    match name.split_once("::") {
+        Some((a, rest)) => (Some(a.trim()), rest.trim()),
+        None => (None, name.trim()),
+    }
 }

@@ -1,15 +1,34 @@
-//! The `cbsz`, `abid` and `blgp` modifiers: legality rules and data routing.
+//! The `cbsz`, `abid`, `blgp` and `neg` modifiers: legality rules and data
+//! routing.
 //!
-//! LLVM does not validate these immediates for gfx90a: any value compiles,
-//! and the encoding silently keeps only the low bits (cbsz 3 bits, abid 4
-//! bits, blgp 3 bits), so `cbsz = 8` runs as 0 and `-1` as 7. A wrong
-//! modifier becomes a silent wrong answer on hardware. These rules are why
-//! `mfma!` can reject them at compile time; the CLI shares them.
+//! They are immediates of the instruction. LLVM does not validate them: any
+//! value compiles, and the encoding silently keeps only the low bits (cbsz 3
+//! bits, abid 4 bits, blgp 3 bits), so `cbsz = 8` runs as 0 and `-1` as 7. A
+//! wrong modifier becomes a silent wrong answer on hardware. These rules are
+//! why `mfma!` can reject them at compile time; the CLI shares them.
+//!
+//! The rules read the builtin's table row only ([`Builtin::cbsz_max`],
+//! [`Builtin::blgp`], the element types); messages name the other
+//! architectures' counterparts where that explains a difference.
 
-use crate::Builtin;
+use crate::message::Message;
+use crate::{Builtin, ElemType, Operand, ARCHS};
 use core::fmt;
 
-/// One of the three modifiers.
+/// What the three blgp bits of an instruction mean.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BlgpBits {
+    /// 0..=7 select a B lane-group pattern (reference 3.2).
+    Pattern,
+    /// Nothing: they must be 0 (CDNA2 FP64; CDNA3's single-block f16, bf16,
+    /// i8, fp8/bf8 and xf32).
+    Unused,
+    /// Negation flags (CDNA3 FP64): bit 0 negates A, bit 1 B, bit 2 C.
+    /// Written `neg = [a, b, c]` (any subset), never as a blgp number.
+    Negate,
+}
+
+/// One of the modifiers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Modifier {
     /// Control broadcast size: log2 of the group of blocks sharing one A block.
@@ -18,18 +37,21 @@ pub enum Modifier {
     Abid,
     /// B-matrix lane-group pattern.
     Blgp,
+    /// Operand negation (CDNA3 FP64): which of A, B, C are negated.
+    Neg,
 }
 
 impl Modifier {
     /// All modifiers, in the order they are written.
-    pub const ALL: [Modifier; 3] = [Modifier::Cbsz, Modifier::Abid, Modifier::Blgp];
+    pub const ALL: [Modifier; 4] = [Modifier::Cbsz, Modifier::Abid, Modifier::Blgp, Modifier::Neg];
 
-    /// The name as written in source (`cbsz`, `abid`, `blgp`).
+    /// The name as written in source (`cbsz`, `abid`, `blgp`, `neg`).
     pub const fn name(self) -> &'static str {
         match self {
             Modifier::Cbsz => "cbsz",
             Modifier::Abid => "abid",
             Modifier::Blgp => "blgp",
+            Modifier::Neg => "neg",
         }
     }
 
@@ -40,30 +62,39 @@ impl Modifier {
 
     /// The largest value this modifier may take on builtin `b`; every value
     /// from 0 up to it is legal on its own. For abid that is the bound with
-    /// the largest cbsz (the real bound is `2^cbsz - 1`).
+    /// the largest cbsz (the real bound is `2^cbsz - 1`); for neg it is the
+    /// mask of all three operands.
     ///
     /// ```
     /// use mfma_spec::{find, Modifier};
     /// let b = find("f32_16x16x4f16").unwrap(); // 4 blocks
-    /// assert_eq!(Modifier::ALL.map(|m| m.max(b)), [2, 3, 7]);
-    /// let f64mma = find("f64_4x4x4f64").unwrap();
-    /// assert_eq!(Modifier::ALL.map(|m| m.max(f64mma)), [0, 0, 0]);
+    /// assert_eq!(Modifier::ALL.map(|m| m.max(b)), [2, 3, 7, 0]);
+    /// let f64mma = find("cdna3::f64_4x4x4f64").unwrap();
+    /// assert_eq!(Modifier::ALL.map(|m| m.max(f64mma)), [0, 0, 0, 7]);
     /// ```
     pub const fn max(self, b: &Builtin) -> i64 {
         match (self, b.cbsz_max) {
             (Modifier::Cbsz, Some(max)) => max as i64,
             (Modifier::Abid, Some(max)) => (1i64 << max) - 1,
             (Modifier::Cbsz | Modifier::Abid, None) => 0,
-            (Modifier::Blgp, _) if b.blgp => BLGP_MAX,
-            (Modifier::Blgp, _) => 0,
+            (Modifier::Blgp, _) if matches!(b.blgp, BlgpBits::Pattern) => BLGP_MAX,
+            (Modifier::Neg, _) if matches!(b.blgp, BlgpBits::Negate) => NEG_MAX,
+            (Modifier::Blgp | Modifier::Neg, _) => 0,
         }
+    }
+
+    /// Whether some builtin of the architecture called `arch` takes this modifier.
+    pub fn in_arch(self, arch: &crate::Arch) -> bool {
+        arch.builtins.iter().any(|b| self.max(b) > 0)
     }
 }
 
 /// The largest blgp: it selects one of 8 B lane-group patterns (reference 3.2).
 const BLGP_MAX: i64 = 7;
+/// All three negation flags.
+const NEG_MAX: i64 = 7;
 
-/// Values of the three modifiers of one call.
+/// Values of the modifiers of one call.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Modifiers {
     /// See [`Modifier::Cbsz`].
@@ -72,19 +103,58 @@ pub struct Modifiers {
     pub abid: i64,
     /// See [`Modifier::Blgp`].
     pub blgp: i64,
+    /// See [`Modifier::Neg`]: bit 0 negates A, bit 1 B, bit 2 C.
+    pub neg: i64,
 }
 
 impl Modifiers {
-    /// All three zero: the plain instruction.
+    /// All zero: the plain instruction.
     pub const NONE: Modifiers = Modifiers {
         cbsz: 0,
         abid: 0,
         blgp: 0,
+        neg: 0,
     };
 
-    /// Shorthand constructor.
+    /// cbsz, abid and blgp (no negation).
     pub const fn new(cbsz: i64, abid: i64, blgp: i64) -> Self {
-        Modifiers { cbsz, abid, blgp }
+        Modifiers {
+            cbsz,
+            abid,
+            blgp,
+            neg: 0,
+        }
+    }
+
+    /// The same with the negation flags `neg` (bit 0 A, bit 1 B, bit 2 C).
+    pub const fn with_neg(self, neg: i64) -> Self {
+        Modifiers { neg, ..self }
+    }
+
+    /// The negation mask of a list of operands (`[A, C]` → `0b101`).
+    pub const fn neg_mask(ops: &[Operand]) -> i64 {
+        let mut mask = 0;
+        let mut i = 0;
+        while i < ops.len() {
+            mask |= match ops[i] {
+                Operand::A => 1,
+                Operand::B => 2,
+                Operand::C | Operand::D => 4,
+            };
+            i += 1;
+        }
+        mask
+    }
+
+    /// Whether operand `op` is negated (D never is; C's flag negates C).
+    pub const fn negates(&self, op: Operand) -> bool {
+        let bit = match op {
+            Operand::A => 1,
+            Operand::B => 2,
+            Operand::C => 4,
+            Operand::D => 0,
+        };
+        self.neg & bit != 0
     }
 
     /// The value of one modifier.
@@ -93,6 +163,32 @@ impl Modifiers {
             Modifier::Cbsz => self.cbsz,
             Modifier::Abid => self.abid,
             Modifier::Blgp => self.blgp,
+            Modifier::Neg => self.neg,
+        }
+    }
+
+    /// The instruction's three immediates `[cbsz, abid, blgp field]` for
+    /// builtin `b`: the blgp field holds the negation flags where
+    /// [`BlgpBits::Negate`] says so (this is what the intrinsic takes).
+    pub const fn immediates(&self, b: &Builtin) -> [i64; 3] {
+        let field = match b.blgp {
+            BlgpBits::Negate => self.neg,
+            BlgpBits::Pattern | BlgpBits::Unused => self.blgp,
+        };
+        [self.cbsz, self.abid, field]
+    }
+
+    /// The inverse of [`immediates`](Modifiers::immediates).
+    ///
+    /// ```
+    /// use mfma_spec::{find, Modifiers};
+    /// let b = find("cdna3::f64_16x16x4f64").unwrap();
+    /// assert_eq!(Modifiers::from_immediates(b, [0, 0, 5]), Modifiers::NONE.with_neg(5));
+    /// ```
+    pub const fn from_immediates(b: &Builtin, [cbsz, abid, field]: [i64; 3]) -> Self {
+        match b.blgp {
+            BlgpBits::Negate => Modifiers::new(cbsz, abid, 0).with_neg(field),
+            BlgpBits::Pattern | BlgpBits::Unused => Modifiers::new(cbsz, abid, field),
         }
     }
 
@@ -119,8 +215,9 @@ impl Modifiers {
 }
 
 /// Why a modifier value is illegal for a builtin. `Display` gives the full
-/// message (`blgp must be 0 for f64_16x16x4f64: ...`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// message (`blgp must be 0 for f64_16x16x4f64: ...`), and so does
+/// [`ModifierError::message`] in `const`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ModifierError {
     /// A negative value.
     Negative {
@@ -129,15 +226,21 @@ pub enum ModifierError {
         /// Its value.
         value: i64,
     },
-    /// Nonzero blgp on an FP64 builtin.
-    BlgpOnF64 {
-        /// Builtin name.
-        builtin: &'static str,
+    /// Nonzero blgp where the bits mean nothing (CDNA2 FP64, CDNA3's
+    /// single-block f16, bf16, i8, fp8/bf8 and xf32).
+    BlgpUnused {
+        /// The builtin.
+        builtin: &'static Builtin,
+    },
+    /// Nonzero blgp where the bits are negation flags (CDNA3 FP64).
+    BlgpIsNegation {
+        /// The builtin.
+        builtin: &'static Builtin,
     },
     /// blgp above 7.
     BlgpTooLarge {
-        /// Builtin name.
-        builtin: &'static str,
+        /// The builtin.
+        builtin: &'static Builtin,
         /// Its value.
         value: i64,
     },
@@ -145,33 +248,41 @@ pub enum ModifierError {
     BroadcastOnF64 {
         /// Offending modifier (cbsz or abid).
         modifier: Modifier,
-        /// Builtin name.
-        builtin: &'static str,
+        /// The builtin.
+        builtin: &'static Builtin,
     },
     /// Nonzero cbsz or abid on a 1-block builtin.
     BroadcastOnSingleBlock {
         /// Offending modifier (cbsz or abid).
         modifier: Modifier,
-        /// Builtin name.
-        builtin: &'static str,
+        /// The builtin.
+        builtin: &'static Builtin,
     },
     /// cbsz above log2(blocks).
     CbszTooLarge {
-        /// Builtin name.
-        builtin: &'static str,
-        /// Blocks of the builtin.
-        blocks: usize,
-        /// Largest legal cbsz.
-        max: u32,
+        /// The builtin.
+        builtin: &'static Builtin,
         /// Its value.
         value: i64,
     },
     /// abid not below 2^cbsz.
     AbidOutOfRange {
-        /// Builtin name.
-        builtin: &'static str,
+        /// The builtin.
+        builtin: &'static Builtin,
         /// The cbsz it was given with.
         cbsz: i64,
+        /// Its value.
+        value: i64,
+    },
+    /// Negation on a builtin that has none.
+    NegUnsupported {
+        /// The builtin.
+        builtin: &'static Builtin,
+    },
+    /// Negation flags above 7 (only reachable through the raw immediate).
+    NegTooLarge {
+        /// The builtin.
+        builtin: &'static Builtin,
         /// Its value.
         value: i64,
     },
@@ -184,96 +295,244 @@ impl ModifierError {
             ModifierError::Negative { modifier, .. }
             | ModifierError::BroadcastOnF64 { modifier, .. }
             | ModifierError::BroadcastOnSingleBlock { modifier, .. } => modifier,
-            ModifierError::BlgpOnF64 { .. } | ModifierError::BlgpTooLarge { .. } => Modifier::Blgp,
+            ModifierError::BlgpUnused { .. }
+            | ModifierError::BlgpIsNegation { .. }
+            | ModifierError::BlgpTooLarge { .. } => Modifier::Blgp,
             ModifierError::CbszTooLarge { .. } => Modifier::Cbsz,
             ModifierError::AbidOutOfRange { .. } => Modifier::Abid,
+            ModifierError::NegUnsupported { .. } | ModifierError::NegTooLarge { .. } => {
+                Modifier::Neg
+            }
         }
     }
 
-    /// A fixed one-line statement of the broken rule, usable where no
-    /// formatting is available (the compile-time backstop for named constants).
-    pub const fn rule(&self) -> &'static str {
-        match self {
-            ModifierError::Negative { .. } => "MFMA modifiers must not be negative",
-            ModifierError::BlgpOnF64 { .. } => {
-                "blgp must be 0 on FP64 MFMA: FP64 MFMA has no B lane-group pattern"
-            }
-            ModifierError::BlgpTooLarge { .. } => "blgp must be in 0..=7",
-            ModifierError::BroadcastOnF64 { .. } => {
-                "cbsz and abid must be 0 on FP64 MFMA: FP64 MFMA has no A block broadcast"
-            }
-            ModifierError::BroadcastOnSingleBlock { .. } => {
-                "cbsz and abid must be 0 on a 1-block MFMA: there is no other A block to broadcast"
-            }
-            ModifierError::CbszTooLarge { .. } => "cbsz must be at most log2(blocks)",
-            ModifierError::AbidOutOfRange { .. } => "abid must be less than 2^cbsz",
-        }
-    }
-}
-
-impl fmt::Display for ModifierError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    /// The full message, built in `const` (the compile-time backstop panics
+    /// with it, so a named constant is reported as a literal is).
+    pub const fn message(&self) -> Message {
+        let m = Message::new();
         match *self {
-            ModifierError::Negative { modifier, value } => write!(
-                f,
-                "{} must not be negative (got {value}): modifiers are unsigned bit fields of the instruction",
-                modifier.name()
-            ),
-            ModifierError::BlgpOnF64 { builtin } => write!(
-                f,
-                "blgp must be 0 for {builtin}: FP64 MFMA has no B lane-group pattern \
-                 (on CDNA3 these bits negate A/B/C instead)"
-            ),
-            ModifierError::BlgpTooLarge { builtin, value } => write!(
-                f,
-                "blgp must be in 0..={BLGP_MAX} for {builtin} (got {value}): it selects one of {} B \
-                 lane-group patterns",
-                BLGP_MAX + 1
-            ),
-            ModifierError::BroadcastOnF64 { modifier, builtin } => write!(
-                f,
-                "{} must be 0 for {builtin}: FP64 MFMA has no A block broadcast (cbsz/abid), \
-                 even with 4 blocks",
-                modifier.name()
-            ),
-            ModifierError::BroadcastOnSingleBlock { modifier, builtin } => write!(
-                f,
-                "{} must be 0 for {builtin}: it computes 1 block, so there is no other A block to broadcast",
-                modifier.name()
-            ),
-            ModifierError::CbszTooLarge {
-                builtin,
-                blocks,
-                max,
-                value,
-            } => write!(
-                f,
-                "cbsz must be in 0..={max} for {builtin} (got {value}): it has {blocks} blocks and \
-                 cbsz is log2 of the group of blocks that share one A block"
-            ),
+            ModifierError::Negative { modifier, value } => m
+                .str(modifier.name())
+                .str(" must not be negative (got ")
+                .int(value)
+                .str("): modifiers are unsigned bit fields of the instruction"),
+            ModifierError::BlgpUnused { builtin } => blgp_unused(builtin),
+            ModifierError::BlgpIsNegation { builtin } => m
+                .str("blgp must be 0 for ")
+                .path(builtin)
+                .str(": on ")
+                .str(arch_title(builtin))
+                .str(" its blgp bits are ")
+                .str(family(builtin))
+                .str(" negation flags, not a B lane-group pattern; write `neg = [a, b, c]` \
+                      (any subset) to negate operands"),
+            ModifierError::BlgpTooLarge { builtin, value } => m
+                .str("blgp must be in 0..=")
+                .int(BLGP_MAX)
+                .str(" for ")
+                .path(builtin)
+                .str(" (got ")
+                .int(value)
+                .str("): it selects one of ")
+                .int(BLGP_MAX + 1)
+                .str(" B lane-group patterns"),
+            ModifierError::BroadcastOnF64 { modifier, builtin } => {
+                let m = m
+                    .str(modifier.name())
+                    .str(" must be 0 for ")
+                    .path(builtin)
+                    .str(": FP64 MFMA has no A block broadcast (cbsz/abid)");
+                if builtin.blocks > 1 {
+                    m.str(", even with ").uint(builtin.blocks as u64).str(" blocks")
+                } else {
+                    m
+                }
+            }
+            ModifierError::BroadcastOnSingleBlock { modifier, builtin } => m
+                .str(modifier.name())
+                .str(" must be 0 for ")
+                .path(builtin)
+                .str(": it computes 1 block, so there is no other A block to broadcast"),
+            ModifierError::CbszTooLarge { builtin, value } => {
+                let max = match builtin.cbsz_max {
+                    Some(max) => max as u64,
+                    None => 0,
+                };
+                m.str("cbsz must be in 0..=")
+                    .uint(max)
+                    .str(" for ")
+                    .path(builtin)
+                    .str(" (got ")
+                    .int(value)
+                    .str("): it has ")
+                    .uint(builtin.blocks as u64)
+                    .str(" blocks and cbsz is log2 of the group of blocks that share one A block")
+            }
             ModifierError::AbidOutOfRange {
                 builtin,
                 cbsz,
                 value,
             } => {
                 if cbsz == 0 {
-                    write!(
-                        f,
-                        "abid must be 0 for {builtin} when cbsz is 0 (got {value}): abid picks the \
-                         block within each group of 2^cbsz blocks; set cbsz first"
-                    )
+                    m.str("abid must be 0 for ")
+                        .path(builtin)
+                        .str(" when cbsz is 0 (got ")
+                        .int(value)
+                        .str("): abid picks the block within each group of 2^cbsz blocks; set cbsz first")
+                } else if cbsz < 0 || cbsz >= 62 {
+                    m.str("abid must be below 2^cbsz for ")
+                        .path(builtin)
+                        .str(" (got cbsz = ")
+                        .int(cbsz)
+                        .str(")")
                 } else {
-                    write!(
-                        f,
-                        "abid must be in 0..={} for {builtin} with cbsz = {cbsz} (got {value}): abid picks \
-                         the block within each group of 2^cbsz = {} blocks",
-                        (1i64 << cbsz) - 1,
-                        1i64 << cbsz
-                    )
+                    m.str("abid must be in 0..=")
+                        .int((1i64 << cbsz) - 1)
+                        .str(" for ")
+                        .path(builtin)
+                        .str(" with cbsz = ")
+                        .int(cbsz)
+                        .str(" (got ")
+                        .int(value)
+                        .str("): abid picks the block within each group of 2^cbsz = ")
+                        .int(1i64 << cbsz)
+                        .str(" blocks")
                 }
+            }
+            ModifierError::NegUnsupported { builtin } => neg_unsupported(builtin),
+            ModifierError::NegTooLarge { builtin, value } => m
+                .str("neg flags must be in 0..=")
+                .int(NEG_MAX)
+                .str(" for ")
+                .path(builtin)
+                .str(" (got ")
+                .int(value)
+                .str("): bit 0 negates A, bit 1 B, bit 2 C"),
+        }
+    }
+}
+
+impl fmt::Display for ModifierError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.message().as_str())
+    }
+}
+
+/// `CDNA3`, the title of the builtin's architecture, in `const`.
+const fn arch_title(b: &Builtin) -> &'static str {
+    let mut i = 0;
+    while i < ARCHS.len() {
+        if crate::message::same_str(ARCHS[i].name, b.arch) {
+            return ARCHS[i].title;
+        }
+        i += 1;
+    }
+    b.arch
+}
+
+/// `FP64`, or the input type's name, for messages.
+const fn family(b: &Builtin) -> &'static str {
+    match b.a_type {
+        ElemType::F64 => "FP64",
+        t => t.name(),
+    }
+}
+
+/// A builtin of the same name in another architecture whose blgp bits mean
+/// `kind`.
+const fn same_name_elsewhere(b: &Builtin, kind: BlgpBits) -> Option<&'static Builtin> {
+    let mut i = 0;
+    while i < ARCHS.len() {
+        let table = ARCHS[i].builtins;
+        let mut j = 0;
+        while j < table.len() {
+            let other = &table[j];
+            if !crate::message::same_str(other.arch, b.arch)
+                && crate::message::same_str(other.name, b.name)
+                && other.blgp as u8 == kind as u8
+            {
+                return Some(other);
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    None
+}
+
+const fn blgp_unused(b: &'static Builtin) -> Message {
+    let m = Message::new().str("blgp must be 0 for ").path(b).str(": ");
+    if matches!(b.a_type, ElemType::F64) {
+        let m = m.str("FP64 MFMA has no B lane-group pattern");
+        match same_name_elsewhere(b, BlgpBits::Negate) {
+            Some(other) => m
+                .str(" (on ")
+                .str(arch_title(other))
+                .str(" these bits negate A/B/C instead)"),
+            None => m,
+        }
+    } else {
+        let m = m
+            .str("on ")
+            .str(arch_title(b))
+            .str(" this instruction takes no modifiers at all");
+        match same_name_elsewhere(b, BlgpBits::Pattern) {
+            Some(other) => m
+                .str(" (")
+                .str(arch_title(other))
+                .str("'s ")
+                .str(other.name)
+                .str(" allowed blgp; ")
+                .str(arch_title(b))
+                .str("'s does not)"),
+            None => m,
+        }
+    }
+}
+
+const fn neg_unsupported(b: &'static Builtin) -> Message {
+    let m = Message::new()
+        .str("neg must be empty for ")
+        .path(b)
+        .str(": ")
+        .str(arch_title(b));
+    match same_name_elsewhere(b, BlgpBits::Negate) {
+        Some(other) => m
+            .str(" has no operand negation on this instruction (")
+            .path(other)
+            .str(" has it)"),
+        None => {
+            // Which builtins of this architecture negate, if any.
+            let table = arch_table(b);
+            let mut m = m;
+            let mut found = 0;
+            let mut i = 0;
+            while i < table.len() {
+                if matches!(table[i].blgp, BlgpBits::Negate) {
+                    m = m.str(if found == 0 { " negates operands only in " } else { ", " });
+                    m = m.str(table[i].name);
+                    found += 1;
+                }
+                i += 1;
+            }
+            if found == 0 {
+                m.str(" MFMA have no operand negation")
+            } else {
+                m
             }
         }
     }
+}
+
+const fn arch_table(b: &Builtin) -> &'static [Builtin] {
+    let mut i = 0;
+    while i < ARCHS.len() {
+        if crate::message::same_str(ARCHS[i].name, b.arch) {
+            return ARCHS[i].builtins;
+        }
+        i += 1;
+    }
+    &[]
 }
 
 /// Rule: modifiers are unsigned bit fields.
@@ -290,33 +549,32 @@ pub const fn check_sign(m: Modifiers) -> Result<(), ModifierError> {
     Ok(())
 }
 
-/// Rule: blgp is 0..=7, and 0 on FP64 builtins.
-pub const fn check_blgp(b: &Builtin, m: Modifiers) -> Result<(), ModifierError> {
+/// Rule: blgp is 0..=7 where it selects a lane pattern, and 0 where its bits
+/// mean nothing or are negation flags.
+pub const fn check_blgp(b: &'static Builtin, m: Modifiers) -> Result<(), ModifierError> {
     if m.blgp == 0 {
-        Ok(())
-    } else if !b.blgp {
-        Err(ModifierError::BlgpOnF64 { builtin: b.name })
-    } else if m.blgp > BLGP_MAX {
-        Err(ModifierError::BlgpTooLarge {
-            builtin: b.name,
+        return Ok(());
+    }
+    match b.blgp {
+        BlgpBits::Unused => Err(ModifierError::BlgpUnused { builtin: b }),
+        BlgpBits::Negate => Err(ModifierError::BlgpIsNegation { builtin: b }),
+        BlgpBits::Pattern if m.blgp > BLGP_MAX => Err(ModifierError::BlgpTooLarge {
+            builtin: b,
             value: m.blgp,
-        })
-    } else {
-        Ok(())
+        }),
+        BlgpBits::Pattern => Ok(()),
     }
 }
 
 /// Rule: cbsz is 0 where broadcast is unsupported, else at most log2(blocks).
-pub const fn check_cbsz(b: &Builtin, m: Modifiers) -> Result<(), ModifierError> {
+pub const fn check_cbsz(b: &'static Builtin, m: Modifiers) -> Result<(), ModifierError> {
     if m.cbsz == 0 {
         return Ok(());
     }
     match b.cbsz_max {
         None => Err(no_broadcast(b, Modifier::Cbsz)),
         Some(max) if m.cbsz > max as i64 => Err(ModifierError::CbszTooLarge {
-            builtin: b.name,
-            blocks: b.blocks,
-            max,
+            builtin: b,
             value: m.cbsz,
         }),
         Some(_) => Ok(()),
@@ -324,7 +582,7 @@ pub const fn check_cbsz(b: &Builtin, m: Modifiers) -> Result<(), ModifierError> 
 }
 
 /// Rule: abid is below 2^cbsz (so 0 when cbsz is 0), and 0 where broadcast is unsupported.
-pub const fn check_abid(b: &Builtin, m: Modifiers) -> Result<(), ModifierError> {
+pub const fn check_abid(b: &'static Builtin, m: Modifiers) -> Result<(), ModifierError> {
     if m.abid == 0 {
         return Ok(());
     }
@@ -333,7 +591,7 @@ pub const fn check_abid(b: &Builtin, m: Modifiers) -> Result<(), ModifierError> 
     }
     if m.cbsz < 0 || m.cbsz >= 62 || m.abid >= (1i64 << m.cbsz) {
         return Err(ModifierError::AbidOutOfRange {
-            builtin: b.name,
+            builtin: b,
             cbsz: m.cbsz,
             value: m.abid,
         });
@@ -341,16 +599,34 @@ pub const fn check_abid(b: &Builtin, m: Modifiers) -> Result<(), ModifierError> 
     Ok(())
 }
 
-const fn no_broadcast(b: &Builtin, modifier: Modifier) -> ModifierError {
-    if matches!(b.ab, crate::ElemType::F64) {
+/// Rule: negation only where the blgp bits are negation flags, at most the
+/// three operands.
+pub const fn check_neg(b: &'static Builtin, m: Modifiers) -> Result<(), ModifierError> {
+    if m.neg == 0 {
+        return Ok(());
+    }
+    if !matches!(b.blgp, BlgpBits::Negate) {
+        return Err(ModifierError::NegUnsupported { builtin: b });
+    }
+    if m.neg > NEG_MAX {
+        return Err(ModifierError::NegTooLarge {
+            builtin: b,
+            value: m.neg,
+        });
+    }
+    Ok(())
+}
+
+const fn no_broadcast(b: &'static Builtin, modifier: Modifier) -> ModifierError {
+    if matches!(b.a_type, ElemType::F64) {
         ModifierError::BroadcastOnF64 {
             modifier,
-            builtin: b.name,
+            builtin: b,
         }
     } else {
         ModifierError::BroadcastOnSingleBlock {
             modifier,
-            builtin: b.name,
+            builtin: b,
         }
     }
 }
@@ -363,8 +639,12 @@ const fn no_broadcast(b: &Builtin, modifier: Modifier) -> ModifierError {
 /// let err = validate(f64mma, Modifiers::new(0, 0, 1)).unwrap_err();
 /// assert!(err.to_string().starts_with("blgp must be 0 for f64_16x16x4f64"));
 /// assert!(validate(find("f32_16x16x4f16").unwrap(), Modifiers::new(1, 1, 3)).is_ok());
+/// // CDNA3: f64 negates operands instead.
+/// let f64_3 = find("cdna3::f64_16x16x4f64").unwrap();
+/// assert!(validate(f64_3, Modifiers::NONE.with_neg(0b101)).is_ok());
+/// assert!(validate(f64mma, Modifiers::NONE.with_neg(0b101)).is_err());
 /// ```
-pub const fn validate(b: &Builtin, m: Modifiers) -> Result<(), ModifierError> {
+pub const fn validate(b: &'static Builtin, m: Modifiers) -> Result<(), ModifierError> {
     if let Err(e) = check_sign(m) {
         return Err(e);
     }
@@ -374,5 +654,8 @@ pub const fn validate(b: &Builtin, m: Modifiers) -> Result<(), ModifierError> {
     if let Err(e) = check_abid(b, m) {
         return Err(e);
     }
-    check_blgp(b, m)
+    if let Err(e) = check_blgp(b, m) {
+        return Err(e);
+    }
+    check_neg(b, m)
 }

@@ -83,18 +83,24 @@ pub const fn source(b: &Builtin, op: Operand, m: Modifiers, c: Coord) -> Slot {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{cdna2::BUILTINS, validate};
+    use crate::{validate, ARCHS};
+
+    /// Every builtin of every architecture.
+    fn all() -> impl Iterator<Item = &'static Builtin> {
+        ARCHS.iter().flat_map(|a| a.builtins)
+    }
 
     /// Every legal modifier combination of a builtin.
-    fn legal(b: &Builtin) -> impl Iterator<Item = Modifiers> + '_ {
+    fn legal(b: &'static Builtin) -> impl Iterator<Item = Modifiers> {
         (0..5)
             .flat_map(|c| (0..16).flat_map(move |a| (0..8).map(move |g| Modifiers::new(c, a, g))))
+            .flat_map(|m| (0..8).map(move |n| m.with_neg(n)))
             .filter(move |&m| validate(b, m).is_ok())
     }
 
     #[test]
     fn feeds_and_source_are_inverse_views() {
-        for b in BUILTINS {
+        for b in all() {
             for m in legal(b) {
                 for op in Operand::ALL {
                     let l = b.layout(op);
@@ -118,7 +124,7 @@ mod tests {
 
     #[test]
     fn zero_modifiers_feed_the_own_element() {
-        for b in BUILTINS {
+        for b in all() {
             for op in Operand::ALL {
                 let l = b.layout(op);
                 for idx in 0..l.elements() {

@@ -1,6 +1,7 @@
 //! "Did you mean ...?" for misspelt builtin names.
 
-use crate::{Builtin, ARCHS};
+use crate::{Arch, Builtin, ARCHS};
+use core::fmt;
 
 /// Longest name compared in full; longer input is cut (no builtin name comes close).
 const MAX: usize = 64;
@@ -42,9 +43,19 @@ fn parts(name: &str) -> Option<Parts<'_>> {
     let (n, rest) = rest.split_once('x')?;
     let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
     let (k, rest) = rest.split_at(digits);
-    // Any suffix after the input type (`_1k`, or a typo of it) counts as `_1k`.
+    // CDNA3 writes `_` between K and the type (`16x16x32_fp8_bf8`).
+    let rest = rest.strip_prefix('_').unwrap_or(rest);
     let (input, suffix) = rest.split_once('_').unwrap_or((rest, ""));
-    let one_k = !suffix.is_empty();
+    // A second input type (`fp8_bf8`) belongs to the input; any other
+    // suffix (`_1k`, or a typo of it) counts as `_1k`.
+    let typed = crate::ElemType::ALL
+        .iter()
+        .any(|t| t.name().eq_ignore_ascii_case(suffix));
+    let (input, one_k) = if typed {
+        (rest, false)
+    } else {
+        (input, !suffix.is_empty())
+    };
     Some(Parts {
         out,
         m,
@@ -75,25 +86,40 @@ fn score(wanted: &str, candidate: &str) -> usize {
 }
 
 /// The builtin whose name is closest to `name` (ties: the first in table
-/// order). A `__builtin_amdgcn_mfma_` or `v_mfma_` prefix is ignored.
+/// order), in the architecture its `arch::` prefix names (the default one,
+/// CDNA2, without a prefix; every architecture for an unknown prefix). A
+/// `__builtin_amdgcn_mfma_` or `v_mfma_` prefix is ignored.
 ///
 /// ```
 /// assert_eq!(mfma_spec::closest("f32_32x32x8bf16").name, "f32_32x32x8bf16_1k");
 /// assert_eq!(mfma_spec::closest("f64_16x16x4").name, "f64_16x16x4f64");
 /// assert_eq!(mfma_spec::closest("f32_32x32x8bf16_k1").name, "f32_32x32x8bf16_1k");
 /// assert_eq!(mfma_spec::closest("f32_16x16x16fp16").name, "f32_16x16x16f16");
+/// assert_eq!(mfma_spec::closest("cdna3::f32_32x32x16_fp8").arch, "cdna3");
 /// ```
 pub fn closest(name: &str) -> &'static Builtin {
+    let (prefix, bare) = crate::split_arch(name);
+    match prefix.map(crate::arch) {
+        None => closest_in(ARCHS[0], bare),
+        Some(Some(table)) => closest_in(table, bare),
+        Some(None) => ARCHS
+            .iter()
+            .map(|a| closest_in(a, bare))
+            .min_by_key(|b| score(strip_prefix(bare), b.name))
+            .expect("at least one architecture"),
+    }
+}
+
+/// The builtin of `table` whose name is closest to `name`.
+fn closest_in(table: &'static Arch, name: &str) -> &'static Builtin {
     let name = strip_prefix(name);
-    let mut best = &ARCHS[0].builtins[0];
+    let mut best = &table.builtins[0];
     let mut best_d = usize::MAX;
-    for arch in ARCHS {
-        for b in arch.builtins {
-            let d = score(name, b.name);
-            if d < best_d {
-                best = b;
-                best_d = d;
-            }
+    for b in table.builtins {
+        let d = score(name, b.name);
+        if d < best_d {
+            best = b;
+            best_d = d;
         }
     }
     best
@@ -105,4 +131,101 @@ pub fn strip_prefix(name: &str) -> &str {
         .iter()
         .find_map(|p| name.strip_prefix(p))
         .unwrap_or(name)
+}
+
+/// Why [`lookup`](crate::lookup) found no builtin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LookupError<'a> {
+    /// The `arch::` prefix names no architecture.
+    UnknownArch {
+        /// The prefix as given.
+        given: &'a str,
+    },
+    /// The architecture has no builtin of that name.
+    UnknownName {
+        /// The architecture searched.
+        arch: &'static Arch,
+        /// The name as given (without the architecture prefix).
+        given: &'a str,
+        /// The closest builtin of `arch`.
+        closest: &'static Builtin,
+        /// A builtin of another architecture with exactly that name, and
+        /// what `arch` has in its place (see [`Builtin::counterpart`]).
+        elsewhere: Option<(&'static Builtin, Option<&'static Builtin>)>,
+    },
+}
+
+impl LookupError<'_> {
+    /// The builtin to suggest: `arch`'s counterpart of the same name
+    /// elsewhere, else the closest name.
+    pub fn suggestion(&self) -> Option<&'static Builtin> {
+        match *self {
+            LookupError::UnknownArch { .. } => None,
+            LookupError::UnknownName {
+                closest, elsewhere, ..
+            } => Some(match elsewhere {
+                Some((_, Some(counterpart))) => counterpart,
+                _ => closest,
+            }),
+        }
+    }
+}
+
+impl fmt::Display for LookupError<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            LookupError::UnknownArch { given } => {
+                write!(f, "unknown architecture `{given}`: expected ")?;
+                for (i, a) in ARCHS.iter().enumerate() {
+                    let sep = match i {
+                        0 => "",
+                        i if i + 1 == ARCHS.len() => " or ",
+                        _ => ", ",
+                    };
+                    write!(f, "{sep}`{}` ({})", a.name, a.title)?;
+                }
+                Ok(())
+            }
+            LookupError::UnknownName {
+                arch,
+                given,
+                closest,
+                elsewhere,
+            } => {
+                write!(f, "unknown {} builtin `{given}`: ", arch.title)?;
+                match elsewhere {
+                    Some((other, counterpart)) => {
+                        for (i, t) in arch.targets.iter().enumerate() {
+                            write!(f, "{}{t}", if i == 0 { "" } else { "/" })?;
+                        }
+                        write!(
+                            f,
+                            " has no such instruction (it is {}'s)",
+                            crate::arch_of(other).title
+                        )?;
+                        match counterpart {
+                            Some(c) => write!(f, "; {} has `{}`", arch.title, c.path()),
+                            None => write!(f, "; {} has nothing like it", arch.title),
+                        }
+                    }
+                    None => write!(f, "did you mean `{}`?", closest.path()),
+                }
+            }
+        }
+    }
+}
+
+/// The error for `name`, unknown in `table`.
+pub(crate) fn unknown<'a>(table: &'static Arch, name: &'a str) -> LookupError<'a> {
+    let elsewhere = ARCHS
+        .iter()
+        .filter(|a| !core::ptr::eq(**a, table))
+        .find_map(|a| a.find(name))
+        .map(|other| (other, other.counterpart(table)));
+    LookupError::UnknownName {
+        arch: table,
+        given: name,
+        closest: closest_in(table, name),
+        elsewhere,
+    }
 }

@@ -99,7 +99,7 @@ fn triples_are_all_legal_ones() {
             .filter(|&m| validate(x, m).is_ok())
             .collect();
         assert_eq!(got, want, "{}", x.name);
-        let f64 = x.ab == ElemType::F64;
+        let f64 = x.a_type == ElemType::F64;
         let pairs = if x.blocks > 1 && !f64 {
             2 * x.blocks - 1
         } else {
@@ -205,7 +205,7 @@ fn prod(a: f32, b: f32) -> f32 {
 /// Products per tree, from the builtin's name (reference 4.2): f16 and `_1k`
 /// bf16 sum 4, other bf16 sum 2.
 fn group_of(x: &Builtin) -> usize {
-    if x.ab == ElemType::F16 || x.name.ends_with("_1k") {
+    if x.a_type == ElemType::F16 || x.name.ends_with("_1k") {
         4
     } else {
         2
@@ -215,7 +215,7 @@ fn group_of(x: &Builtin) -> usize {
 /// One output: row `a` of A, column `b` of B (k ascending), and C.
 fn dot(x: &Builtin, a: &[u64], b: &[u64], c: u64) -> u64 {
     let f32_of = |v: u64| f32::from_bits(v as u32);
-    match x.ab {
+    match x.a_type {
         ElemType::F32 => {
             let mut acc = f32_of(c);
             for (&a, &b) in a.iter().zip(b) {
@@ -231,7 +231,7 @@ fn dot(x: &Builtin, a: &[u64], b: &[u64], c: u64) -> u64 {
             acc.to_bits()
         }
         ElemType::F16 | ElemType::Bf16 => {
-            let (widen, min): (fn(u64) -> f32, f32) = if x.ab == ElemType::F16 {
+            let (widen, min): (fn(u64) -> f32, f32) = if x.a_type == ElemType::F16 {
                 (
                     |v| f16::from_bits(v as u16).to_f32(),
                     f16::MIN_POSITIVE.to_f32(),
@@ -269,6 +269,7 @@ fn dot(x: &Builtin, a: &[u64], b: &[u64], c: u64) -> u64 {
             u64::from(exact as i32 as u32)
         }
         ElemType::I32 => unreachable!("no builtin takes i32 inputs"),
+        ElemType::Xf32 | ElemType::Fp8 | ElemType::Bf8 => unreachable!("CDNA2 has no {:?}", x.a_type),
     }
 }
 
@@ -304,6 +305,7 @@ fn elem(ty: ElemType) -> BoxedStrategy<u64> {
         ElemType::F64 => (11, 52, 1023),
         ElemType::F16 => (5, 10, 15),
         ElemType::Bf16 => (8, 7, 127),
+        ElemType::Xf32 | ElemType::Fp8 | ElemType::Bf8 => unreachable!("CDNA2 has no {ty:?}"),
         ElemType::I8 => return any::<u8>().prop_map(u64::from).boxed(),
         ElemType::I32 => {
             let edge = prop_oneof![Just(i32::MAX), Just(i32::MIN), Just(-1), Just(0)];
@@ -342,7 +344,7 @@ fn elem(ty: ElemType) -> BoxedStrategy<u64> {
 }
 
 fn operands(x: &'static Builtin) -> impl Strategy<Value = Operands> {
-    let input = |len| prop::collection::vec(elem(x.ab), len);
+    let input = |len| prop::collection::vec(elem(x.a_type), len);
     (
         input(x.a.elements()),
         input(x.b.elements()),
@@ -377,7 +379,7 @@ impl Visit for AgreeWithReference {
             let a =
                 FragA::<X>::from_fn(|b, i, k| X::In::from_bits_u64(at(&ops.a, x.m, x.k, b, i, k)));
             let b =
-                FragB::<X>::from_fn(|b, k, j| X::In::from_bits_u64(at(&ops.b, x.k, x.n, b, k, j)));
+                FragB::<X>::from_fn(|b, k, j| X::InB::from_bits_u64(at(&ops.b, x.k, x.n, b, k, j)));
             let c =
                 Acc::<X>::from_fn(|b, i, j| X::Out::from_bits_u64(at(&ops.c, x.m, x.n, b, i, j)));
             for (m, exec) in &triples {
@@ -405,7 +407,7 @@ impl Visit for AgreeWithReference {
     }
 }
 
-fn agree_with_reference(family: &str) {
+fn agree_with_reference(_arch: &str, family: &str) {
     for x in BUILTINS.iter().filter(|x| in_family(family, x)) {
         let triples = mfma_core::cdna2::visit(x.name, AgreeWithReference).unwrap();
         println!(
@@ -416,7 +418,9 @@ fn agree_with_reference(family: &str) {
     }
 }
 
-family_tests!(execute_agrees_with_reference => agree_with_reference);
+family_tests!("cdna2": execute_agrees_with_reference => agree_with_reference;
+    f32_family "f32", f64_family "f64", f16_family "f16",
+    bf16_family "bf16", bf16_1k_family "bf16_1k", i8_family "i8");
 
 /// The reference's group size, from the name, is the spec's.
 #[test]
@@ -424,7 +428,7 @@ fn reference_groups_match_spec() {
     use mfma_core::spec::Arith;
     for x in BUILTINS
         .iter()
-        .filter(|x| matches!(x.ab, ElemType::F16 | ElemType::Bf16))
+        .filter(|x| matches!(x.a_type, ElemType::F16 | ElemType::Bf16))
     {
         assert_eq!(
             x.arith,

@@ -23,7 +23,7 @@ fn p2(e: i32) -> f32 {
 }
 
 /// Every A row is `row` (by k), every B column is `col` (by k), in every block.
-fn inputs<X: Instr>(row: &[X::In], col: &[X::In]) -> (FragA<X>, FragB<X>) {
+fn inputs<X: Instr>(row: &[X::In], col: &[X::InB]) -> (FragA<X>, FragB<X>) {
     assert_eq!((row.len(), col.len()), (X::SPEC.k, X::SPEC.k));
     (
         FragA::<X>::from_fn(|_, _, k| row[k]),

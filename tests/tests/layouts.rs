@@ -1,18 +1,22 @@
-//! The operand layouts of every builtin, checked three ways: as bijections
-//! between 64 lanes × items and (block, row, col) elements; against the
-//! reference formulas (reference 2.1 and 2.2), restated here as plain
-//! arithmetic; and against the tables of the seed document, transcribed as
-//! data. Also the spec's derived facts and the fragment API over the layouts.
+//! The operand layouts of every builtin of every architecture, checked three
+//! ways: as bijections between 64 lanes × items and (block, row, col)
+//! elements; against the reference formulas (reference 2.1 and 2.2 of both
+//! architectures: CDNA3 keeps CDNA2's), restated here as plain arithmetic;
+//! and against the tables of the seed document, transcribed as data. Also
+//! the spec's derived facts and the fragment API over the layouts.
 
 use mfma_core::{Element, Fragment, Instr, Visit};
-use mfma_spec::{cdna2::BUILTINS, Builtin, Coord, ElemType, Layout, Operand, Slot, WAVE};
+use mfma_spec::{BlgpBits, Builtin, Coord, ElemType, Layout, Operand, Slot, ARCHS, WAVE};
 use std::collections::BTreeSet;
 use std::ops::Range;
 
+/// Every builtin of every architecture.
+fn all() -> impl Iterator<Item = &'static Builtin> {
+    ARCHS.iter().flat_map(|a| a.builtins)
+}
+
 fn every_operand() -> impl Iterator<Item = (&'static Builtin, Operand)> {
-    BUILTINS
-        .iter()
-        .flat_map(|b| Operand::ALL.into_iter().map(move |op| (b, op)))
+    all().flat_map(|b| Operand::ALL.into_iter().map(move |op| (b, op)))
 }
 
 fn elements(l: &Layout) -> impl Iterator<Item = Coord> + '_ {
@@ -197,7 +201,7 @@ fn reference_formulas_agree_with_the_spec_for_every_element() {
 /// from the reference; its versions hold too.
 #[test]
 fn seed_formulas_agree_with_the_spec() {
-    for x in BUILTINS {
+    for x in all() {
         let l = &x.c;
         for c in elements(l) {
             let (b, i, j) = (c.block, c.row, c.col);
@@ -287,7 +291,7 @@ fn occupy(
 }
 
 fn with_family(f: Family) -> impl Iterator<Item = &'static Builtin> {
-    let found: Vec<_> = BUILTINS.iter().filter(move |x| family(x) == f).collect();
+    let found: Vec<_> = all().filter(move |x| family(x) == f).collect();
     assert!(!found.is_empty(), "no builtin of family {f:?}");
     found.into_iter()
 }
@@ -372,12 +376,14 @@ fn bits(name: &str) -> usize {
         "f64" => 64,
         "f32" | "i32" => 32,
         "f16" | "bf16" => 16,
-        "i8" => 8,
+        "xf32" => 32,
+        "i8" | "fp8" | "bf8" => 8,
         _ => panic!("unknown element type {name}"),
     }
 }
 
-/// The fields of `<out>_<M>x<N>x<K><in>[_1k]` (seed: "Naming convention").
+/// The fields of `<out>_<M>x<N>x<K><in>[_1k]` (seed: "Naming convention";
+/// CDNA3 also writes `<out>_<M>x<N>x<K>_<in>` and `_<a>_<b>` for two inputs).
 fn name_fields(name: &str) -> (&str, usize, usize, usize, &str, bool) {
     let (out, rest) = name.split_once('_').expect("out type");
     let (rest, one_k) = match rest.strip_suffix("_1k") {
@@ -394,21 +400,30 @@ fn name_fields(name: &str) -> (&str, usize, usize, usize, &str, bool) {
         m,
         n,
         last[..digits].parse().unwrap(),
-        &last[digits..],
+        // CDNA3 writes `_` before the type (`16x16x32_fp8_bf8`).
+        last[digits..].trim_start_matches('_'),
         one_k,
     )
 }
 
 #[test]
 fn names_encode_shape_and_types() {
-    let names: BTreeSet<_> = BUILTINS.iter().map(|x| x.name).collect();
-    assert_eq!(names.len(), BUILTINS.len(), "duplicate names");
-    for x in BUILTINS {
+    for a in ARCHS {
+        let names: BTreeSet<_> = a.builtins.iter().map(|x| x.name).collect();
+        assert_eq!(names.len(), a.builtins.len(), "duplicate names in {}", a.name);
+    }
+    for x in all() {
         let (out, m, n, k, input, one_k) = name_fields(x.name);
         assert_eq!((x.m, x.n, x.k), (m, n, k), "{}", x.name);
-        assert_eq!((x.cd.name(), x.ab.name()), (out, input), "{}", x.name);
+        let (a_in, b_in) = input.split_once('_').unwrap_or((input, input));
+        assert_eq!(
+            (x.cd.name(), x.a_type.name(), x.b_type.name()),
+            (out, a_in, b_in),
+            "{}",
+            x.name
+        );
         // `_1k` marks the bf16 variants that pack 4 elements per lane.
-        if x.ab == ElemType::Bf16 {
+        if x.a_type == ElemType::Bf16 {
             assert_eq!(x.ab_per_lane, if one_k { 4 } else { 2 }, "{}", x.name);
         }
     }
@@ -416,7 +431,7 @@ fn names_encode_shape_and_types() {
 
 #[test]
 fn per_lane_counts_and_vgprs_follow_the_reference() {
-    for x in BUILTINS {
+    for x in all() {
         // Reference 2.1: E = K / G elements of A and B per lane, G = 64 / (R * blocks).
         for (op, big_r) in [(Operand::A, x.m), (Operand::B, x.n)] {
             let e = x.k / (64 / (big_r * x.blocks));
@@ -431,9 +446,10 @@ fn per_lane_counts_and_vgprs_follow_the_reference() {
         }
         // Element t of s bits sits in VGPR t*s/32: ceil(count * s / 32) VGPRs.
         let (out, _, _, _, input, _) = name_fields(x.name);
+        let (a_in, b_in) = input.split_once('_').unwrap_or((input, input));
         for (op, ty) in [
-            (Operand::A, input),
-            (Operand::B, input),
+            (Operand::A, a_in),
+            (Operand::B, b_in),
             (Operand::C, out),
             (Operand::D, out),
         ] {
@@ -445,8 +461,8 @@ fn per_lane_counts_and_vgprs_follow_the_reference() {
 
 #[test]
 fn derived_names_and_counts() {
-    for x in BUILTINS {
-        assert_eq!(x.isa, format!("v_mfma_{}", x.name));
+    for x in all() {
+        assert_eq!(x.isa, isa_mnemonic(x), "{}", x.name);
         assert_eq!(
             x.llvm_intrinsic,
             format!("llvm.amdgcn.mfma.{}", x.name.replace('_', "."))
@@ -467,51 +483,101 @@ fn derived_names_and_counts() {
             format!("{}{}", Builtin::HIP_PREFIX, x.name),
             x.isa.to_string(),
         ] {
-            assert_eq!(mfma_spec::find(&spelling), Some(x), "{spelling}");
+            let arch = mfma_spec::arch(x.arch).unwrap();
+            assert_eq!(arch.find(&spelling), Some(x), "{spelling}");
+            assert_eq!(
+                mfma_spec::find(&format!("{}::{spelling}", x.arch)),
+                Some(x),
+                "{spelling}"
+            );
+        }
+        // The LLVM operand types hold exactly the lane's elements: the
+        // device path transmutes one into the other.
+        for op in Operand::ALL {
+            let bits = x.per_lane(op) * x.elem(op).bits() as usize;
+            assert_eq!(x.llvm_type(op).bits() as usize, bits, "{} {}", x.name, op.name());
         }
     }
 }
 
+/// The ISA mnemonic: `v_mfma_<name>` on CDNA2; on CDNA3 (reference CDNA3
+/// 1.1) the block count of a multi-block instruction follows the shape
+/// (`_2b`, `_4b`, `_16b`), an underscore precedes the input type, and the
+/// `_1k` of the builtin name is dropped.
+fn isa_mnemonic(x: &Builtin) -> String {
+    if x.arch == "cdna2" {
+        return format!("v_mfma_{}", x.name);
+    }
+    let (out, m, n, k, input, _) = name_fields(x.name);
+    let blocks = if x.blocks > 1 {
+        format!("_{}b", x.blocks)
+    } else {
+        String::new()
+    };
+    format!("v_mfma_{out}_{m}x{n}x{k}{blocks}_{input}")
+}
+
 #[test]
 fn modifier_support_follows_blocks_and_type() {
-    for x in BUILTINS {
-        let f64 = x.ab == ElemType::F64;
+    for x in all() {
+        let f64 = x.a_type == ElemType::F64;
         assert!(x.blocks.is_power_of_two(), "{}", x.name);
         let log2 = x.blocks.trailing_zeros();
-        // Reference 3.1: broadcast only on multi-block, non-f64 builtins.
+        // Reference 3.1 (CDNA3 3.1): broadcast only on multi-block, non-f64 builtins.
         let want = (!f64 && x.blocks > 1).then_some(log2);
         assert_eq!(x.cbsz_max, want, "{}", x.name);
-        // Reference 3.2: blgp on every non-f64 builtin.
-        assert_eq!(x.blgp, !f64, "{}", x.name);
+        let blgp = match (x.arch, f64) {
+            // CDNA2 3.2: blgp on every non-f64 builtin.
+            ("cdna2", true) => BlgpBits::Unused,
+            ("cdna2", false) => BlgpBits::Pattern,
+            // CDNA3 3.3: FP64's blgp bits negate A, B, C.
+            (_, true) => BlgpBits::Negate,
+            // CDNA3 3.1/3.2: multi-block ones and the two single-block f32
+            // keep blgp; the other single-block ones take no modifier.
+            (_, false) if x.blocks > 1 || x.a_type == ElemType::F32 => BlgpBits::Pattern,
+            (_, false) => BlgpBits::Unused,
+        };
+        assert_eq!(x.blgp, blgp, "{}::{}", x.arch, x.name);
     }
 }
 
 // ---------------------------------------------------------------------------
 // The fragment API reads and writes through the same layouts
 
-/// Distinct bits for element number `n` (n < 256 always fits an i8).
-fn value<T: Element>(n: usize) -> T {
-    T::from_bits_u64(n as u64)
+/// Byte `digit` of element number `n`: an 8-bit type cannot give 512
+/// elements distinct values, so those are checked one byte of `n` at a time.
+fn digit_of(n: usize, digit: usize) -> usize {
+    (n >> (8 * digit)) & 0xff
 }
 
 fn check_fragment<X: Instr, O: mfma_core::Operand>() {
+    // Two bytes cover the largest fragment (512 elements); a wider type
+    // takes the whole number in one pass.
+    for digit in 0..2 {
+        check_fragment_digit::<X, O>(digit);
+    }
+}
+
+fn check_fragment_digit<X: Instr, O: mfma_core::Operand>(digit: usize) {
     let l = Fragment::<X, O>::LAYOUT;
-    let what = format!("{} {}", X::SPEC.name, O::OPERAND.name());
+    let what = format!("{} {} byte {digit}", X::SPEC.name, O::OPERAND.name());
     assert_eq!(&l, X::SPEC.layout(O::OPERAND), "{what}");
     let bits = |v: O::Elem<X>| v.to_bits_u64() as usize;
+    let linear = |c: Coord| digit_of(l.linear(c), digit);
+    let value = |n: usize| <O::Elem<X> as Element>::from_bits_u64(digit_of(n, digit) as u64);
 
     let f = Fragment::<X, O>::from_fn(|b, r, c| value(l.linear(Coord::new(b, r, c))));
     for s in slots(&l) {
         assert_eq!(
             bits(f.slot(s.lane, s.item)),
-            l.linear(l.coord(s)),
+            linear(l.coord(s)),
             "{what} {s:?}"
         );
     }
     for lane in 0..l.lanes {
         let items: Vec<_> = f.lane(lane).map(bits).collect();
         let want: Vec<_> = (0..l.items)
-            .map(|item| l.linear(l.coord(Slot { lane, item })))
+            .map(|item| linear(l.coord(Slot { lane, item })))
             .collect();
         assert_eq!(items, want, "{what} lane {lane}");
     }
@@ -523,7 +589,7 @@ fn check_fragment<X: Instr, O: mfma_core::Operand>() {
     for c in elements(&l) {
         assert_eq!(
             bits(g.get(c.block, c.row, c.col)),
-            l.linear(c),
+            linear(c),
             "{what} {c:?}"
         );
     }
@@ -548,11 +614,8 @@ impl Visit for CheckFragments {
 
 #[test]
 fn fragments_agree_with_layouts() {
-    for x in BUILTINS {
-        assert!(
-            mfma_core::cdna2::visit(x.name, CheckFragments).is_some(),
-            "{}",
-            x.name
-        );
+    for x in all() {
+        let name = x.path().to_string();
+        assert!(mfma_core::visit(&name, CheckFragments).is_some(), "{name}");
     }
 }

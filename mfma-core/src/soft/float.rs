@@ -3,21 +3,22 @@
 use super::cpu::multiversion;
 use super::{blocks, Kernel, Win};
 use crate::instr::Instr;
+use core::marker::PhantomData;
 use mfma_spec::Modifiers;
 
 /// IEEE fusedMultiplyAdd of the element type.
-trait Fma: Copy + Default {
+trait FusedMulAdd: Copy + Default {
     fn fma(self, b: Self, c: Self) -> Self;
 }
 
-impl Fma for f32 {
+impl FusedMulAdd for f32 {
     #[inline(always)]
     fn fma(self, b: f32, c: f32) -> f32 {
         self.mul_add(b, c)
     }
 }
 
-impl Fma for f64 {
+impl FusedMulAdd for f64 {
     #[inline(always)]
     fn fma(self, b: f64, c: f64) -> f64 {
         self.mul_add(b, c)
@@ -27,9 +28,9 @@ impl Fma for f64 {
 /// `acc = fma(a_ik, b_kj, acc)` for k ascending: k is the middle loop, so
 /// every output still gets its fmas in k order while j runs innermost.
 #[inline(always)]
-fn chained_fma_body<X: Instr, T: Fma>(m: Modifiers, a: &[T], b: &[T], c: &mut [T]) {
+fn chained_fma_body<X: Instr, T: FusedMulAdd>(m: Modifiers, a: &[T], b: &[T], c: &mut [T]) {
     let (n, k) = (X::SPEC.n, X::SPEC.k);
-    for (a, b, c) in blocks::<X, T, T>(m, a, b, c) {
+    for (a, b, c) in blocks::<X, T, T, T>(m, a, b, c) {
         for (a_row, c_row) in a.chunks_exact(k).zip(c.chunks_exact_mut(n)) {
             for (&aik, b_row) in a_row.iter().zip(b.chunks_exact(n)) {
                 for (acc, &bkj) in c_row.iter_mut().zip(b_row) {
@@ -41,7 +42,7 @@ fn chained_fma_body<X: Instr, T: Fma>(m: Modifiers, a: &[T], b: &[T], c: &mut [T
 }
 
 multiversion! {
-    fn chained_fma<X: Instr, T: Fma>(m: Modifiers, a: &[T], b: &[T], c: &mut [T]) => chained_fma_body
+    fn chained_fma<X: Instr, T: FusedMulAdd>(m: Modifiers, a: &[T], b: &[T], c: &mut [T]) => chained_fma_body
 }
 
 /// `W` lanes of a vector register, written as an array: inlined into the
@@ -49,7 +50,7 @@ multiversion! {
 #[derive(Clone, Copy)]
 struct Lanes<T, const W: usize>([T; W]);
 
-impl<T: Fma, const W: usize> Lanes<T, W> {
+impl<T: FusedMulAdd, const W: usize> Lanes<T, W> {
     #[inline(always)]
     fn load(s: &[T]) -> Self {
         Lanes(core::array::from_fn(|l| s[l]))
@@ -77,7 +78,7 @@ impl<T: Fma, const W: usize> Lanes<T, W> {
 #[inline(always)]
 fn fma_chain<
     X: Instr,
-    T: Fma,
+    T: FusedMulAdd,
     const N: usize,
     const K: usize,
     const W: usize,
@@ -107,7 +108,7 @@ fn fma_chain<
 /// `R` rows of block `blk` of C (`c`, from row `row`) through the chain.
 #[inline(always)]
 fn fma_rows<
-    T: Fma,
+    T: FusedMulAdd,
     const N: usize,
     const K: usize,
     const W: usize,
@@ -150,7 +151,7 @@ fn fma_rows<
 
 /// A chain, one output row at a time: for shapes without a register blocking.
 #[inline(always)]
-fn fma_chain_rowwise<X: Instr, T: Fma>(a: Win<'_, T>, b: Win<'_, T>, steps: usize, c: &mut [T]) {
+fn fma_chain_rowwise<X: Instr, T: FusedMulAdd>(a: Win<'_, T>, b: Win<'_, T>, steps: usize, c: &mut [T]) {
     let (m, n, k) = (X::SPEC.m, X::SPEC.n, X::SPEC.k);
     for (blk, c) in c.chunks_exact_mut(m * n).enumerate() {
         for (i, c_row) in c.chunks_exact_mut(n).enumerate() {
@@ -201,15 +202,28 @@ multiversion! {
     fn chain_f64<X: Instr>(a: Win<'_, f64>, b: Win<'_, f64>, steps: usize, c: &mut [f64]) => chain_f64_body
 }
 
+/// The family of f32 and f64 builtins (both architectures): chained fused
+/// multiply-adds in `T`, k ascending (reference 4.1).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Fma<T>(PhantomData<T>);
+
 /// The kernels of a family that computes in its own type.
 macro_rules! fma_kernel {
     ($t:ty, $chain:ident) => {
-        impl Kernel<$t> for $t {
+        impl Kernel for Fma<$t> {
+            type A = $t;
+            type B = $t;
+            type C = $t;
             type Wide = $t;
 
             #[inline(always)]
-            fn widen(self) -> $t {
-                self
+            fn widen_a(x: $t) -> $t {
+                x
+            }
+
+            #[inline(always)]
+            fn widen_b(x: $t) -> $t {
+                x
             }
 
             fn run<X: Instr>(m: Modifiers, a: &[$t], b: &[$t], c: &mut [$t]) {

@@ -4,6 +4,7 @@
 use super::cpu::multiversion;
 use super::{blocks, Kernel, Win};
 use crate::instr::Instr;
+use core::marker::PhantomData;
 use half::{bf16, f16};
 use mfma_spec::{Arith, Modifiers};
 
@@ -43,14 +44,11 @@ fn prod(a: f32, b: f32) -> f32 {
 
 /// An input type of this family, widened exactly to f32 with
 /// `flush_in(x, MIN of the type)` applied on the way.
-pub(super) trait GroupedInput: Copy + Kernel<f32, Wide = f32> {
+pub(super) trait GroupedInput: Copy + crate::Element {
     fn to_f32_flushed(self) -> f32;
 
-    /// [`Kernel::widen_slice`]: the element-wise definition.
-    #[inline]
-    fn widen_slice(from: &[Self], to: &mut [f32]) -> bool {
-        super::widen_run::<f32, Self>(from, to)
-    }
+    /// [`Kernel::widen_slice_a`]: the element-wise definition, or faster.
+    fn widen_slice(from: &[Self], to: &mut [f32]) -> bool;
 }
 
 impl GroupedInput for f16 {
@@ -63,7 +61,7 @@ impl GroupedInput for f16 {
             // SAFETY: the CPU has the features the function is compiled for.
             return unsafe { super::grouped_avx2::widen_f16(from, to) };
         }
-        super::widen_run::<f32, f16>(from, to)
+        super::widen_run::<Grouped<f16>, f16>(from, to, f16::to_f32_flushed)
     }
 
     /// Exponent 0 (zeros and subnormals) gives +0, so only normal numbers
@@ -85,6 +83,11 @@ impl GroupedInput for f16 {
 }
 
 impl GroupedInput for bf16 {
+    #[inline]
+    fn widen_slice(from: &[bf16], to: &mut [f32]) -> bool {
+        super::widen_run::<Grouped<bf16>, bf16>(from, to, bf16::to_f32_flushed)
+    }
+
     /// bf16 is the top half of an f32 with the same exponent range.
     #[inline(always)]
     fn to_f32_flushed(self) -> f32 {
@@ -144,7 +147,7 @@ const fn group_of<X: Instr>() -> usize {
 fn grouped_body<X: Instr, T: GroupedInput>(m: Modifiers, a: &[T], b: &[T], c: &mut [f32]) {
     let (mut a_buf, mut b_buf) = ([0.0; MAX_BLOCK], [0.0; MAX_BLOCK]);
     let s = X::SPEC;
-    for (a, b, c) in blocks::<X, T, f32>(m, a, b, c) {
+    for (a, b, c) in blocks::<X, T, T, f32>(m, a, b, c) {
         let a = Win::new(widen(a, &mut a_buf), [0, 0, s.k], [1, 1, s.m, s.k]);
         let b = Win::new(widen(b, &mut b_buf), [0, 0, s.n], [1, 1, s.k, s.n]);
         exact_step::<X>(a, b, 0, 0, c);
@@ -403,14 +406,28 @@ multiversion! {
     fn grouped_chain<X: Instr>(a: Win<'_, f32>, b: Win<'_, f32>, steps: usize, plain: bool, c: &mut [f32]) => grouped_chain_body with intrinsics
 }
 
+/// The family of CDNA2's f16, bf16 and bf16_1k builtins: pairwise trees
+/// of products with flush-to-zero (reference CDNA2 4.2), the tree size from
+/// the spec's [`Arith::GroupedSum`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Grouped<T>(PhantomData<T>);
+
 macro_rules! grouped_kernel {
     ($t:ty) => {
-        impl Kernel<f32> for $t {
+        impl Kernel for Grouped<$t> {
+            type A = $t;
+            type B = $t;
+            type C = f32;
             type Wide = f32;
 
             #[inline(always)]
-            fn widen(self) -> f32 {
-                self.to_f32_flushed()
+            fn widen_a(x: $t) -> f32 {
+                x.to_f32_flushed()
+            }
+
+            #[inline(always)]
+            fn widen_b(x: $t) -> f32 {
+                x.to_f32_flushed()
             }
 
             #[inline(always)]
@@ -419,7 +436,12 @@ macro_rules! grouped_kernel {
             }
 
             #[inline]
-            fn widen_slice(from: &[$t], to: &mut [f32]) -> bool {
+            fn widen_slice_a(from: &[$t], to: &mut [f32]) -> bool {
+                <$t as GroupedInput>::widen_slice(from, to)
+            }
+
+            #[inline]
+            fn widen_slice_b(from: &[$t], to: &mut [f32]) -> bool {
                 <$t as GroupedInput>::widen_slice(from, to)
             }
 
@@ -492,7 +514,7 @@ mod tests {
                 }
                 let from = &all[at..(at + len).min(all.len())];
                 let mut got = [0.0f32; 20];
-                let plain = <f16 as Kernel<f32>>::widen_slice(from, &mut got);
+                let plain = <Grouped<f16> as Kernel>::widen_slice_a(from, &mut got);
                 for (&x, &g) in from.iter().zip(&got) {
                     assert_same("f16 slice", x.to_bits(), g, x.to_f32_flushed());
                 }
@@ -552,15 +574,16 @@ mod tests {
 
     #[test]
     fn max_block_holds_every_input_block() {
-        for x in mfma_spec::cdna2::BUILTINS {
+        for x in mfma_spec::ARCHS.iter().flat_map(|a| a.builtins) {
             assert!(
                 x.m * x.k <= MAX_BLOCK && x.k * x.n <= MAX_BLOCK,
                 "{}",
                 x.name
             );
         }
-        assert!(mfma_spec::cdna2::BUILTINS
+        assert!(mfma_spec::ARCHS
             .iter()
+            .flat_map(|a| a.builtins)
             .any(|x| x.m * x.k == MAX_BLOCK || x.k * x.n == MAX_BLOCK));
     }
 }

@@ -10,7 +10,7 @@ use mfma_spec::Modifiers;
 #[inline(always)]
 fn wrapping_body<X: Instr>(m: Modifiers, a: &[i8], b: &[i8], c: &mut [i32]) {
     let (n, k) = (X::SPEC.n, X::SPEC.k);
-    for (a, b, c) in blocks::<X, i8, i32>(m, a, b, c) {
+    for (a, b, c) in blocks::<X, i8, i8, i32>(m, a, b, c) {
         for (a_row, c_row) in a.chunks_exact(k).zip(c.chunks_exact_mut(n)) {
             for (&aik, b_row) in a_row.iter().zip(b.chunks_exact(n)) {
                 let aik = i32::from(aik);
@@ -172,6 +172,8 @@ fn wrapping_chain_body<X: Instr, const AVX2: bool>(
             (32, 8) => wrapping_block::<X, AVX2, 32, 8, 8, 4, 2>(a, b, steps, c, blk),
             (16, 4) => wrapping_block::<X, AVX2, 16, 4, 8, 2, 4>(a, b, steps, c, blk),
             (16, 16) => wrapping_block::<X, AVX2, 16, 16, 8, 2, 4>(a, b, steps, c, blk),
+            (32, 16) => wrapping_block::<X, AVX2, 32, 16, 8, 4, 2>(a, b, steps, c, blk),
+            (16, 32) => wrapping_block::<X, AVX2, 16, 32, 8, 2, 4>(a, b, steps, c, blk),
             (4, 4) => wrapping_block::<X, AVX2, 4, 4, 4, 1, 4>(a, b, steps, c, blk),
             _ => wrapping_block_rowwise::<X>(a, b, steps, c, blk),
         }
@@ -182,12 +184,25 @@ multiversion! {
     fn wrapping_chain<X: Instr>(a: Win<'_, i16>, b: Win<'_, i16>, steps: usize, c: &mut [i32]) => wrapping_chain_body with intrinsics
 }
 
-impl Kernel<i32> for i8 {
+/// The family of i8 builtins (both architectures): exact products summed
+/// into i32 with wrap-around (reference 4.3 of CDNA2, 4.4 of CDNA3).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Wrapping;
+
+impl Kernel for Wrapping {
+    type A = i8;
+    type B = i8;
+    type C = i32;
     type Wide = i16;
 
     #[inline(always)]
-    fn widen(self) -> i16 {
-        i16::from(self)
+    fn widen_a(x: i8) -> i16 {
+        i16::from(x)
+    }
+
+    #[inline(always)]
+    fn widen_b(x: i8) -> i16 {
+        i16::from(x)
     }
 
     fn run<X: Instr>(m: Modifiers, a: &[i8], b: &[i8], c: &mut [i32]) {

@@ -12,6 +12,7 @@
 
 mod cpu;
 mod float;
+mod fused;
 mod grouped;
 #[cfg(target_arch = "x86_64")]
 mod grouped_avx2;
@@ -21,8 +22,13 @@ mod int_avx2;
 mod panel;
 
 pub use cpu::{with_kernels, Kernels};
-pub use panel::{execute_chain_panels, Panel, PanelA, PanelB};
+pub use float::Fma;
+pub use fused::{SplitTruncated, Truncated};
+pub use grouped::Grouped;
+pub use int::Wrapping;
+pub use panel::{execute_chain_panels, Input, Panel, PanelA, PanelB};
 
+use crate::element::Element;
 use crate::fragment::{Acc, FragA, FragB};
 use crate::instr::Instr;
 use cpu::multiversion;
@@ -155,15 +161,29 @@ impl<'a, W, const N: usize> Rows<'a, W, N> {
     }
 }
 
-/// The arithmetic of one family, for inputs of type `Self` and accumulator `C`.
-pub trait Kernel<C>: Copy + Sized {
+/// The arithmetic of one family (reference section 4 of each
+/// architecture): implemented by the family types ([`Fma`], [`Grouped`],
+/// [`Wrapping`], [`Truncated`], [`SplitTruncated`]); every builtin type names
+/// its family as [`Instr::Kernel`](crate::Instr), chosen from its spec row's
+/// [`Arith`](mfma_spec::Arith) and element types.
+pub trait Kernel: Sized + 'static {
+    /// Element type of A.
+    type A: Element;
+    /// Element type of B.
+    type B: Element;
+    /// Element type of C and D.
+    type C: Element;
     /// The form the family computes its inputs in: the type itself for
-    /// f32 and f64, f32 (widened exactly, inputs flushed) for f16 and bf16,
-    /// i16 for i8.
+    /// f32 and f64, f32 (widened exactly, inputs flushed) for CDNA2's f16
+    /// and bf16, i16 for i8, decoded significand and exponent for CDNA3's
+    /// fused families.
     type Wide: Copy + Default + Send + Sync + 'static;
 
-    /// One input in computing form.
-    fn widen(self) -> Self::Wide;
+    /// One A input in computing form.
+    fn widen_a(x: Self::A) -> Self::Wide;
+
+    /// One B input in computing form.
+    fn widen_b(x: Self::B) -> Self::Wide;
 
     /// Whether a widened input allows the family's fast path (every input
     /// must, see `grouped`); always for families without one.
@@ -172,19 +192,25 @@ pub trait Kernel<C>: Copy + Sized {
         true
     }
 
+    /// Widens A inputs `from` into `to` (as far as the shorter reaches);
+    /// returns whether every widened value passed [`plain`](Kernel::plain).
+    #[inline]
+    fn widen_slice_a(from: &[Self::A], to: &mut [Self::Wide]) -> bool {
+        widen_run::<Self, Self::A>(from, to, Self::widen_a)
+    }
+
+    /// [`widen_slice_a`](Kernel::widen_slice_a) for B.
+    #[inline]
+    fn widen_slice_b(from: &[Self::B], to: &mut [Self::Wide]) -> bool {
+        widen_run::<Self, Self::B>(from, to, Self::widen_b)
+    }
+
     /// `c[blk] = a[src(blk)] · b[blk] + c[blk]` for every block `blk` of
     /// builtin `X`, where `src` is the cbsz/abid routing of `m` (its blgp is
-    /// ignored: `b` must already be routed). All operands are in matrix
-    /// order: `a` is `[blocks][M][K]`, `b` is `[blocks][K][N]`, `c` is
-    /// `[blocks][M][N]`, with the extents of `X::SPEC`.
-    fn run<X: Instr>(m: Modifiers, a: &[Self], b: &[Self], c: &mut [C]);
-
-    /// Widens `from` into `to` (as far as the shorter reaches); returns
-    /// whether every widened value passed [`plain`](Kernel::plain).
-    #[inline]
-    fn widen_slice(from: &[Self], to: &mut [Self::Wide]) -> bool {
-        widen_run::<C, Self>(from, to)
-    }
+    /// ignored: `b` must already be routed, and negation applied). All
+    /// operands are in matrix order: `a` is `[blocks][M][K]`, `b` is
+    /// `[blocks][K][N]`, `c` is `[blocks][M][N]`, with the extents of `X::SPEC`.
+    fn run<X: Instr>(m: Modifiers, a: &[Self::A], b: &[Self::B], c: &mut [Self::C]);
 
     /// `run` with all modifiers zero for steps `t = 0..steps` ascending, on
     /// the same `c`, the operands being windows of widened inputs.
@@ -196,40 +222,41 @@ pub trait Kernel<C>: Copy + Sized {
         b: Win<'_, Self::Wide>,
         steps: usize,
         plain: bool,
-        c: &mut [C],
+        c: &mut [Self::C],
     );
 
     /// [`chain_wide`](Kernel::chain_wide) on operands not yet widened:
     /// widens them, `CHAIN` steps at a time.
     #[inline(always)]
-    fn chain<X: Instr>(a: Win<'_, Self>, b: Win<'_, Self>, steps: usize, c: &mut [C]) {
+    fn chain<X: Instr>(a: Win<'_, Self::A>, b: Win<'_, Self::B>, steps: usize, c: &mut [Self::C]) {
         // A lone instruction needs one slot, not CHAIN of them to zero.
         if steps == 1 {
-            widen_chain::<X, C, Self, 1>(a, b, steps, c);
+            widen_chain::<X, Self, 1>(a, b, steps, c);
         } else {
-            widen_chain::<X, C, Self, CHAIN>(a, b, steps, c);
+            widen_chain::<X, Self, CHAIN>(a, b, steps, c);
         }
     }
 }
 
 /// [`Kernel::chain`]'s default, `S` steps widened at a time.
 #[inline(always)]
-fn widen_chain<X: Instr, C, T: Kernel<C>, const S: usize>(
-    a: Win<'_, T>,
-    b: Win<'_, T>,
+fn widen_chain<X: Instr, K: Kernel, const S: usize>(
+    a: Win<'_, K::A>,
+    b: Win<'_, K::B>,
     steps: usize,
-    c: &mut [C],
+    c: &mut [K::C],
 ) {
     let s = X::SPEC;
-    let mut wa = [[T::Wide::default(); MAX_FRAGMENT]; S];
-    let mut wb = [[T::Wide::default(); MAX_FRAGMENT]; S];
+    let mut wa = [[K::Wide::default(); MAX_FRAGMENT]; S];
+    let mut wb = [[K::Wide::default(); MAX_FRAGMENT]; S];
     let mut first = 0;
     while first < steps {
         let len = (steps - first).min(S);
         let mut plain = true;
         for t in 0..len {
-            plain &= widen_operand::<C, T>(a, first + t, [s.blocks, s.m, s.k], &mut wa[t]);
-            plain &= widen_operand::<C, T>(b, first + t, [s.blocks, s.k, s.n], &mut wb[t]);
+            let (a_shape, b_shape) = ([s.blocks, s.m, s.k], [s.blocks, s.k, s.n]);
+            plain &= widen_operand(a, first + t, a_shape, &mut wa[t], K::widen_slice_a);
+            plain &= widen_operand(b, first + t, b_shape, &mut wb[t], K::widen_slice_b);
         }
         let shape = |rows, cols| [len, s.blocks, rows, cols];
         let wa = Win::new(
@@ -242,57 +269,80 @@ fn widen_chain<X: Instr, C, T: Kernel<C>, const S: usize>(
             [MAX_FRAGMENT, s.k * s.n, s.n],
             shape(s.k, s.n),
         );
-        T::chain_wide::<X>(wa, wb, len, plain, c);
+        K::chain_wide::<X>(wa, wb, len, plain, c);
         first += len;
     }
 }
 
 /// Widens step `t` of an operand window of `blocks × rows × cols` into
-/// `to` (matrix order); whether every value passed [`Kernel::plain`].
+/// `to` (matrix order) with `widen` (a family's `widen_slice_*`); whether
+/// every value passed [`Kernel::plain`].
 #[inline(always)]
-fn widen_operand<C, T: Kernel<C>>(
+fn widen_operand<T: Copy, W>(
     w: Win<'_, T>,
     t: usize,
     [blocks, rows, cols]: [usize; 3],
-    to: &mut [T::Wide],
+    to: &mut [W],
+    widen: impl Fn(&[T], &mut [W]) -> bool,
 ) -> bool {
     // A fragment's operand is one contiguous run: widen it in one call.
     if w.row == cols && w.block == rows * cols {
         let len = blocks * rows * cols;
-        return T::widen_slice(&w.data[t * w.step..][..len], &mut to[..len]);
+        return widen(&w.data[t * w.step..][..len], &mut to[..len]);
     }
     let mut plain = true;
     for blk in 0..blocks {
         for r in 0..rows {
             let to = &mut to[(blk * rows + r) * cols..][..cols];
-            plain &= T::widen_slice(w.row(t, blk, r, cols), to);
+            plain &= widen(w.row(t, blk, r, cols), to);
         }
     }
     plain
 }
 
-/// [`Kernel::widen_slice`]'s default: the element-wise definition, from
+/// [`Kernel::widen_slice_a`]'s default: the element-wise definition, from
 /// the AVX2 copy when the CPU has it.
 #[inline(always)]
-fn widen_run_body<C: Sized, T: Kernel<C>>(from: &[T], to: &mut [T::Wide]) -> bool {
+fn widen_run_body<K: Kernel, T: Copy>(
+    from: &[T],
+    to: &mut [K::Wide],
+    widen: fn(T) -> K::Wide,
+) -> bool {
     let mut plain = true;
     for (w, &x) in to.iter_mut().zip(from) {
-        *w = x.widen();
-        plain &= T::plain(*w);
+        *w = widen(x);
+        plain &= K::plain(*w);
     }
     plain
 }
 
 multiversion! {
-    pub(crate) fn widen_run<C: Sized, T: Kernel<C>>(from: &[T], to: &mut [T::Wide]) -> bool => widen_run_body
+    pub(crate) fn widen_run<K: Kernel, T: Copy>(from: &[T], to: &mut [K::Wide], widen: fn(T) -> K::Wide) -> bool => widen_run_body
 }
 
 /// Instructions widened at once by [`Kernel::chain`]: enough to amortise
 /// the accumulator's loads and stores, small enough for the stack.
 const CHAIN: usize = 16;
 
-/// The most elements an A or B fragment holds (64 lanes × 4 items).
-pub(crate) const MAX_FRAGMENT: usize = 256;
+/// The most elements an A or B fragment of any builtin holds.
+pub(crate) const MAX_FRAGMENT: usize = {
+    let mut max = 0;
+    let mut a = 0;
+    while a < mfma_spec::ARCHS.len() {
+        let table = mfma_spec::ARCHS[a].builtins;
+        let mut i = 0;
+        while i < table.len() {
+            let x = &table[i];
+            let larger = x.blocks * x.k * if x.m > x.n { x.m } else { x.n };
+            if larger > max {
+                max = larger;
+            }
+            i += 1;
+        }
+        a += 1;
+    }
+    max
+};
 
 /// [`Kernel::chain`] over fragments, all modifiers zero.
 pub(crate) fn run_chain<X: Instr>(a: &[FragA<X>], b: &[FragB<X>], c: &mut Acc<X>) {
@@ -301,7 +351,7 @@ pub(crate) fn run_chain<X: Instr>(a: &[FragA<X>], b: &[FragB<X>], c: &mut Acc<X>
     let steps = a.len().min(b.len());
     let a = Win::new(flat(a), [len, s.m * s.k, s.k], [steps, s.blocks, s.m, s.k]);
     let b = Win::new(flat(b), [len, s.k * s.n, s.n], [steps, s.blocks, s.k, s.n]);
-    X::In::chain::<X>(a, b, steps, c.regs_mut().as_mut());
+    X::Kernel::chain::<X>(a, b, steps, c.regs_mut().as_mut());
 }
 
 /// The elements of consecutive fragments, as one slice.
@@ -322,8 +372,15 @@ fn flat<X: Instr, O: crate::fragment::Operand>(f: &[crate::Fragment<X, O>]) -> &
     unsafe { core::slice::from_raw_parts(f.as_ptr().cast(), f.len() * len) }
 }
 
-/// Applies blgp, then the family's kernel.
+/// Applies blgp and negation, then the family's kernel.
 pub(crate) fn run<X: Instr>(m: Modifiers, a: &FragA<X>, b: &FragB<X>, c: &mut Acc<X>) {
+    let (a_neg, b_neg);
+    let a = if m.negates(Operand::A) {
+        a_neg = negated(a.regs());
+        &a_neg
+    } else {
+        a.regs()
+    };
     let b_routed;
     let b = if m.blgp != 0 {
         b_routed = route_b::<X>(m, b.regs());
@@ -331,16 +388,38 @@ pub(crate) fn run<X: Instr>(m: Modifiers, a: &FragA<X>, b: &FragB<X>, c: &mut Ac
     } else {
         b.regs()
     };
-    X::In::run::<X>(m, a.regs().as_ref(), b.as_ref(), c.regs_mut().as_mut());
+    let b = if m.negates(Operand::B) {
+        b_neg = negated(b);
+        &b_neg
+    } else {
+        b
+    };
+    if m.negates(Operand::C) {
+        *c.regs_mut() = negated(c.regs());
+    }
+    X::Kernel::run::<X>(m, a.as_ref(), b.as_ref(), c.regs_mut().as_mut());
+}
+
+/// Every element with its sign flipped (reference CDNA3 3.3: negation flips
+/// the sign of the operand's values before use, so +0 becomes -0). Only
+/// floating-point operands are ever negated.
+fn negated<T: Element, R: crate::Storage<T>>(regs: &R) -> R {
+    debug_assert!(T::TYPE.is_float());
+    let sign = 1u64 << (T::TYPE.bits() - 1);
+    let mut out = *regs;
+    for v in out.as_mut() {
+        *v = T::from_bits_u64(v.to_bits_u64() ^ sign);
+    }
+    out
 }
 
 /// B as the blgp lane pattern presents it: each element is read from the
 /// slot that [`source`] names (reference 3.2).
-fn route_b<X: Instr>(m: Modifiers, b: &X::InRegs) -> X::InRegs {
+fn route_b<X: Instr>(m: Modifiers, b: &X::BRegs) -> X::BRegs {
     let l = &X::SPEC.b;
     let mut out = *b;
     for (idx, v) in out.as_mut().iter_mut().enumerate() {
-        let from = l.coord(source(X::SPEC, Operand::B, m, l.delinear(idx)));
+        let from = l.coord_unchecked(source(X::SPEC, Operand::B, m, l.delinear(idx)));
         *v = b.as_ref()[l.linear(from)];
     }
     out
@@ -349,12 +428,12 @@ fn route_b<X: Instr>(m: Modifiers, b: &X::InRegs) -> X::InRegs {
 /// The per-block matrices a kernel works on: `(A of src(blk), B of blk, C of
 /// blk)` for each block `blk` in order, with cbsz/abid applied by slicing.
 #[inline(always)]
-fn blocks<'s, X: Instr, T, C>(
+fn blocks<'s, X: Instr, TA, TB, C>(
     m: Modifiers,
-    a: &'s [T],
-    b: &'s [T],
+    a: &'s [TA],
+    b: &'s [TB],
     c: &'s mut [C],
-) -> impl Iterator<Item = (&'s [T], &'s [T], &'s mut [C])> {
+) -> impl Iterator<Item = (&'s [TA], &'s [TB], &'s mut [C])> {
     let s = X::SPEC;
     let a_len = s.m * s.k;
     b.chunks_exact(s.k * s.n)
@@ -400,20 +479,23 @@ mod tests {
             if r & 1 == 0 {
                 T::from_bits_u64(r >> 1)
             } else {
-                let small = (r >> 8) % 7;
-                match T::TYPE {
-                    ElemType::F32 => T::from_bits_u64(u64::from((small as f32 - 3.0).to_bits())),
-                    ElemType::F64 => T::from_bits_u64((small as f64 - 3.0).to_bits()),
-                    ElemType::F16 => T::from_bits_u64(u64::from(
-                        half::f16::from_f32(small as f32 - 3.0).to_bits(),
-                    )),
-                    ElemType::Bf16 => T::from_bits_u64(u64::from(
-                        half::bf16::from_f32(small as f32 - 3.0).to_bits(),
-                    )),
-                    ElemType::I8 | ElemType::I32 => T::from_bits_u64(small),
-                }
+                from_f64((((r >> 8) % 7) as f64) - 3.0)
             }
         }
+    }
+
+    /// `x` in the element type, rounded to nearest (8-bit floats saturate).
+    fn from_f64<T: Element>(x: f64) -> T {
+        let bits = match T::TYPE {
+            ElemType::F32 | ElemType::Xf32 => u64::from((x as f32).to_bits()),
+            ElemType::F64 => x.to_bits(),
+            ElemType::F16 => u64::from(half::f16::from_f64(x).to_bits()),
+            ElemType::Bf16 => u64::from(half::bf16::from_f64(x).to_bits()),
+            ElemType::Fp8 => u64::from(crate::Fp8::from_f64_saturating(x).to_bits()),
+            ElemType::Bf8 => u64::from(crate::Bf8::from_f64_saturating(x).to_bits()),
+            ElemType::I8 | ElemType::I32 => x as i64 as u64,
+        };
+        T::from_bits_u64(bits)
     }
 
     fn is_nan(ty: ElemType, bits: u64) -> bool {
@@ -421,6 +503,13 @@ mod tests {
             ElemType::F32 => f32::from_bits(bits as u32).is_nan(),
             ElemType::F64 => f64::from_bits(bits).is_nan(),
             _ => false,
+        }
+    }
+
+    /// Runs `v` for every builtin of every architecture.
+    fn every_builtin<V: Visit<Output = ()> + Copy>(v: V) {
+        for x in mfma_spec::ARCHS.iter().flat_map(|a| a.builtins) {
+            crate::visit(&std::format!("{}", x.path()), v).unwrap();
         }
     }
 
@@ -455,6 +544,7 @@ mod tests {
 
     /// Runs builtin `X` on random inputs with both compiled copies of its
     /// kernel; the two results must have the same bits (NaN by class).
+    #[derive(Clone, Copy)]
     struct BothCopiesAgree;
     impl Visit for BothCopiesAgree {
         type Output = ();
@@ -507,15 +597,8 @@ mod tests {
                     };
                     let x = sign * magnitude;
                     match T::TYPE {
-                        ElemType::F32 => T::from_bits_u64(u64::from((x as f32).to_bits())),
-                        ElemType::F64 => T::from_bits_u64(x.to_bits()),
-                        ElemType::F16 => {
-                            T::from_bits_u64(u64::from(half::f16::from_f64(x).to_bits()))
-                        }
-                        ElemType::Bf16 => {
-                            T::from_bits_u64(u64::from(half::bf16::from_f64(x).to_bits()))
-                        }
                         ElemType::I8 | ElemType::I32 => T::from_bits_u64(r >> 32),
+                        _ => from_f64(x),
                     }
                 }
             }
@@ -524,6 +607,7 @@ mod tests {
 
     /// Runs random chains of builtin `X` through `execute_chain_into` and
     /// through the instruction-by-instruction loop it stands for: same bits.
+    #[derive(Clone, Copy)]
     struct ChainIsTheLoop {
         inputs: Source,
         acc: Source,
@@ -569,10 +653,8 @@ mod tests {
             (Scaled(58, 66), Scaled(120, 127)),
         ];
         each_copy(|_| {
-            for x in mfma_spec::cdna2::BUILTINS {
-                for (inputs, acc) in cases {
-                    crate::cdna2::visit(x.name, ChainIsTheLoop { inputs, acc }).unwrap();
-                }
+            for (inputs, acc) in cases {
+                every_builtin(ChainIsTheLoop { inputs, acc });
             }
         });
     }
@@ -580,6 +662,7 @@ mod tests {
     /// Runs random chains of builtin `X` out of panels, from a row and
     /// column inside them, and through fragments built element by element
     /// from the same matrices: same bits.
+    #[derive(Clone, Copy)]
     struct PanelsAreTheLoop {
         inputs: Source,
         acc: Source,
@@ -598,7 +681,7 @@ mod tests {
                 let (rows, cols, k) = (row + s.blocks * s.m + 2, col + s.n + 3, steps * s.k + 1);
                 let a: std::vec::Vec<X::In> =
                     (0..rows * k).map(|_| rng.from(self.inputs)).collect();
-                let b: std::vec::Vec<X::In> =
+                let b: std::vec::Vec<X::InB> =
                     (0..k * cols).map(|_| rng.from(self.inputs)).collect();
                 if steps % 2 == 0 {
                     pa.fill_rows(rows, k, |r| &a[r * k..][..k]);
@@ -634,10 +717,8 @@ mod tests {
             (Scaled(58, 66), Scaled(120, 127)),
         ];
         each_copy(|_| {
-            for x in mfma_spec::cdna2::BUILTINS {
-                for (inputs, acc) in cases {
-                    crate::cdna2::visit(x.name, PanelsAreTheLoop { inputs, acc }).unwrap();
-                }
+            for (inputs, acc) in cases {
+                every_builtin(PanelsAreTheLoop { inputs, acc });
             }
         });
     }
@@ -668,7 +749,7 @@ mod tests {
 
     #[test]
     fn every_fragment_fits_the_widening_buffers() {
-        for x in mfma_spec::cdna2::BUILTINS {
+        for x in mfma_spec::ARCHS.iter().flat_map(|a| a.builtins) {
             assert!(x.blocks * x.m * x.k <= super::MAX_FRAGMENT, "{}", x.name);
             assert!(x.blocks * x.k * x.n <= super::MAX_FRAGMENT, "{}", x.name);
         }
@@ -679,6 +760,7 @@ mod tests {
     /// chains over fragments and over panels (the code with `unsafe` reads).
     /// Small enough to run under Miri, which is what it is for (README,
     /// "Checking for undefined behaviour").
+    #[derive(Clone, Copy)]
     struct EveryPathOnce;
     impl Visit for EveryPathOnce {
         type Output = ();
@@ -719,15 +801,11 @@ mod tests {
 
     #[test]
     fn miri_every_path_of_every_builtin_once() {
-        for x in mfma_spec::cdna2::BUILTINS {
-            crate::cdna2::visit(x.name, EveryPathOnce).unwrap();
-        }
+        every_builtin(EveryPathOnce);
     }
 
     #[test]
     fn portable_and_avx2_fma_copies_agree() {
-        for x in mfma_spec::cdna2::BUILTINS {
-            crate::cdna2::visit(x.name, BothCopiesAgree).unwrap();
-        }
+        every_builtin(BothCopiesAgree);
     }
 }

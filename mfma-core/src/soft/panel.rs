@@ -19,7 +19,38 @@ use std::vec::Vec;
 const LINE: usize = 64;
 
 /// Inputs of builtin `X` in computing form.
-type Wide<X> = <<X as Instr>::In as Kernel<<X as Instr>::Out>>::Wide;
+type Wide<X> = <<X as Instr>::Kernel as Kernel>::Wide;
+
+/// An input operand (A or B) of builtin `X`: how its elements widen into
+/// the family's computing form.
+pub trait Input<X: Instr>: Operand {
+    /// One element.
+    fn widen(x: Self::Elem<X>) -> Wide<X>;
+    /// A run of elements; whether every one passed [`Kernel::plain`].
+    fn widen_slice(from: &[Self::Elem<X>], to: &mut [Wide<X>]) -> bool;
+}
+
+impl<X: Instr> Input<X> for A {
+    #[inline(always)]
+    fn widen(x: X::In) -> Wide<X> {
+        X::Kernel::widen_a(x)
+    }
+    #[inline]
+    fn widen_slice(from: &[X::In], to: &mut [Wide<X>]) -> bool {
+        X::Kernel::widen_slice_a(from, to)
+    }
+}
+
+impl<X: Instr> Input<X> for B {
+    #[inline(always)]
+    fn widen(x: X::InB) -> Wide<X> {
+        X::Kernel::widen_b(x)
+    }
+    #[inline]
+    fn widen_slice(from: &[X::InB], to: &mut [Wide<X>]) -> bool {
+        X::Kernel::widen_slice_b(from, to)
+    }
+}
 
 /// A row-major `rows × cols` strip of operand `O` of builtin `X`: for
 /// [`PanelA`] rows run along M and columns along K, for [`PanelB`] rows
@@ -48,7 +79,7 @@ type Wide<X> = <<X as Instr>::In as Kernel<<X as Instr>::Out>>::Wide;
 /// }
 /// assert_eq!(packed, looped);
 /// ```
-pub struct Panel<X: Instr, O: Operand> {
+pub struct Panel<X: Instr, O: Input<X>> {
     /// The elements, from `start` on (see [`Panel::reset`]).
     buf: Vec<Wide<X>>,
     start: usize,
@@ -64,13 +95,13 @@ pub type PanelA<X> = Panel<X, A>;
 /// A strip of B: `rows` along K, `cols` along N.
 pub type PanelB<X> = Panel<X, B>;
 
-impl<X: Instr, O: Operand> Default for Panel<X, O> {
+impl<X: Instr, O: Input<X>> Default for Panel<X, O> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<X: Instr, O: Operand> core::fmt::Debug for Panel<X, O> {
+impl<X: Instr, O: Input<X>> core::fmt::Debug for Panel<X, O> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Panel")
             .field("builtin", &X::SPEC.name)
@@ -81,7 +112,7 @@ impl<X: Instr, O: Operand> core::fmt::Debug for Panel<X, O> {
     }
 }
 
-impl<X: Instr, O: Operand> Panel<X, O> {
+impl<X: Instr, O: Input<X>> Panel<X, O> {
     /// An empty panel (no allocation until filled).
     pub fn new() -> Self {
         Panel {
@@ -111,14 +142,14 @@ impl<X: Instr, O: Operand> Panel<X, O> {
         &mut self,
         rows: usize,
         cols: usize,
-        mut row: impl FnMut(usize) -> &'s [X::In],
+        mut row: impl FnMut(usize) -> &'s [O::Elem<X>],
     ) {
         self.reset(rows, cols);
         let mut plain = true;
         for (r, to) in self.data_mut().chunks_exact_mut(cols.max(1)).enumerate() {
             let from = row(r);
             let len = from.len().min(cols);
-            plain &= X::In::widen_slice(from, &mut to[..len]);
+            plain &= O::widen_slice(from, &mut to[..len]);
             to[len..].fill(Wide::<X>::default());
         }
         self.plain = plain;
@@ -137,14 +168,14 @@ impl<X: Instr, O: Operand> Panel<X, O> {
         &mut self,
         rows: usize,
         cols: usize,
-        mut f: impl FnMut(usize, usize) -> X::In,
+        mut f: impl FnMut(usize, usize) -> O::Elem<X>,
     ) {
         self.reset(rows, cols);
         let mut plain = true;
         for (r, to) in self.data_mut().chunks_exact_mut(cols.max(1)).enumerate() {
             for (c, w) in to.iter_mut().enumerate() {
-                *w = f(r, c).widen();
-                plain &= X::In::plain(*w);
+                *w = O::widen(f(r, c));
+                plain &= X::Kernel::plain(*w);
             }
         }
         self.plain = plain;
@@ -231,7 +262,7 @@ pub fn execute_chain_panels<X: Instr>(
         [s.k * b.cols, 0, b.cols],
         [steps, s.blocks, s.k, s.n],
     );
-    X::In::chain_wide::<X>(
+    X::Kernel::chain_wide::<X>(
         a_win,
         b_win,
         steps,

@@ -12,6 +12,8 @@ pub fn is_nan(ty: ElemType, bits: u64) -> bool {
         ElemType::F64 => f64::from_bits(bits).is_nan(),
         ElemType::F16 => half::f16::from_bits(bits as u16).is_nan(),
         ElemType::Bf16 => half::bf16::from_bits(bits as u16).is_nan(),
+        ElemType::Xf32 => f32::from_bits(bits as u32).is_nan(),
+        ElemType::Fp8 | ElemType::Bf8 => bits as u8 == 0x80,
         ElemType::I8 | ElemType::I32 => false,
     }
 }
@@ -27,47 +29,49 @@ pub fn hex(ty: ElemType, bits: u64) -> String {
 }
 
 /// Whether builtin `x` belongs to the arithmetic family `family` (named by
-/// its input type; `_1k` bf16 is a family of its own).
+/// its input type; CDNA2's `_1k` bf16 is a family of its own, CDNA3 has only
+/// those; `fp8` is every 8-bit float builtin).
 pub fn in_family(family: &str, x: &Builtin) -> bool {
     let is_1k = x.name.ends_with("_1k");
     match family {
-        "f32" => x.ab == ElemType::F32,
-        "f64" => x.ab == ElemType::F64,
-        "f16" => x.ab == ElemType::F16,
-        "bf16" => x.ab == ElemType::Bf16 && !is_1k,
-        "bf16_1k" => x.ab == ElemType::Bf16 && is_1k,
-        "i8" => x.ab == ElemType::I8,
+        "f32" => x.a_type == ElemType::F32,
+        "f64" => x.a_type == ElemType::F64,
+        "xf32" => x.a_type == ElemType::Xf32,
+        "f16" => x.a_type == ElemType::F16,
+        "bf16" => x.a_type == ElemType::Bf16 && !is_1k,
+        "bf16_1k" => x.a_type == ElemType::Bf16 && is_1k,
+        "fp8" => matches!(x.a_type, ElemType::Fp8 | ElemType::Bf8),
+        "i8" => x.a_type == ElemType::I8,
         _ => panic!("unknown family {family}"),
     }
 }
 
-/// Defines, for every family, `mod <family>_family { #[test] fn $test() }`
-/// calling `$run(family)`, so the families run in parallel and a failure
-/// names its family; plus a test that the families partition the builtins.
+/// Defines, for every family of an architecture, `mod <module> { #[test] fn
+/// $test() }` calling `$run(arch, family)`, so the families run in parallel
+/// and a failure names its family; plus a test that the families partition
+/// the architecture's builtins.
 macro_rules! family_tests {
-    ($test:ident => $run:ident) => {
-        family_tests!(@ $test $run;
-            f32_family "f32", f64_family "f64", f16_family "f16",
-            bf16_family "bf16", bf16_1k_family "bf16_1k", i8_family "i8");
-    };
-    (@ $test:ident $run:ident; $($module:ident $family:literal),*) => {
+    ($arch:literal: $test:ident => $run:ident; $($module:ident $family:literal),* $(,)?) => {
         $(
             mod $module {
                 #[test]
                 fn $test() {
-                    super::$run($family);
+                    super::$run($arch, $family);
                 }
             }
         )*
 
-        #[test]
-        fn families_cover_every_builtin_once() {
-            for x in mfma_core::spec::cdna2::BUILTINS {
-                let of: Vec<&str> = [$($family),*]
-                    .into_iter()
-                    .filter(|f| numerics::in_family(f, x))
-                    .collect();
-                assert_eq!(of.len(), 1, "{} is in families {of:?}", x.name);
+        mod families {
+            #[test]
+            fn cover_every_builtin_once() {
+                let arch = mfma_core::spec::arch($arch).unwrap();
+                for x in arch.builtins {
+                    let of: Vec<&str> = [$($family),*]
+                        .into_iter()
+                        .filter(|f| super::numerics::in_family(f, x))
+                        .collect();
+                    assert_eq!(of.len(), 1, "{} is in families {of:?}", x.name);
+                }
             }
         }
     };

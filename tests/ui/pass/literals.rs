@@ -2,7 +2,7 @@
 // or parentheses; the largest legal values compile for every block count.
 use mfma_core::{execute, mfma, Acc, FragA, FragB, Instr};
 
-fn inputs<X: Instr<In = f32, Out = f32>>() -> (FragA<X>, FragB<X>, Acc<X>) {
+fn inputs<X: Instr<In = f32, InB = f32, Out = f32>>() -> (FragA<X>, FragB<X>, Acc<X>) {
     let a = FragA::<X>::from_fn(|b, i, k| (b * 7 + i * 3 + k) as f32);
     let b = FragB::<X>::from_fn(|b, k, j| (b * 5 + k * 2 + j) as f32 - 4.0);
     (a, b, Acc::<X>::splat(0.5))

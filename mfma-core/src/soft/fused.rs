@@ -1,0 +1,530 @@
+//! CDNA3's fused families (reference CDNA3 section 4): f16, bf16 and xf32
+//! compute a "truncated fused dot product" ([`Truncated`], 4.2), fp8/bf8 a
+//! "grouped truncated" one with even and odd k summed apart
+//! ([`SplitTruncated`], 4.3).
+//!
+//! Nothing here is IEEE arithmetic: products are exact, truncated at the
+//! group's largest exponent, summed exactly, added to an accumulator floored
+//! to a fixed grid, floored again and rounded once. So every step is done in
+//! integers: a value is a signed integer count of units `2^u`. Every input
+//! (f16, bf16, tf32, fp8, bf8) widens exactly to f32, and decodes from there
+//! into a significand of at most 24 bits and an exponent no lower than its
+//! own type's subnormal exponent, which is what the truncation is relative to.
+
+use super::{blocks, Kernel, Win, MAX_FRAGMENT};
+use crate::element::Element;
+use crate::formats::{Bf8, Fp8, Xf32};
+use crate::instr::Instr;
+use core::marker::PhantomData;
+use half::{bf16, f16};
+use mfma_spec::{Arith, Modifiers};
+
+/// An input decoded as reference 4 does: `sign · m · 2^(e − 23)` with
+/// `m < 2^24` and `e` at least the input type's subnormal exponent (so a
+/// subnormal input has `m < 2^23`); zero has `m = 0`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Dec {
+    m: u32,
+    e: i16,
+    /// Bit 0: negative; bit 1: infinite; bit 2: NaN.
+    flags: u8,
+}
+
+const NEG: u8 = 1;
+const INF: u8 = 2;
+const NAN: u8 = 4;
+
+impl Dec {
+    /// Decodes `v`, a value of a type whose smallest normal is `2^e_sub`
+    /// (exact in f32), as reference 4's notation says.
+    #[inline(always)]
+    const fn new(v: f32, e_sub: i32) -> Dec {
+        let bits = v.to_bits();
+        let sign = (bits >> 31) as u8;
+        let exp = ((bits >> 23) & 0xff) as i32;
+        let frac = bits & 0x7f_ffff;
+        if exp == 0xff {
+            let flags = if frac != 0 { NAN } else { INF | sign };
+            return Dec { m: 0, e: 0, flags };
+        }
+        let (mut m, mut e) = if exp == 0 {
+            (frac, -126)
+        } else {
+            (frac | 1 << 23, exp - 127)
+        };
+        if m == 0 {
+            return Dec {
+                m: 0,
+                e: 0,
+                flags: sign,
+            };
+        }
+        // Exact: below its own smallest normal an input type has fewer
+        // significant bits than the shift removes.
+        if e < e_sub {
+            m >>= e_sub - e;
+            e = e_sub;
+        }
+        Dec {
+            m,
+            e: e as i16,
+            flags: sign,
+        }
+    }
+}
+
+/// An input type of the fused families.
+pub trait FusedInput: Element {
+    /// The exact value as f32 (xf32: after truncation to tf32).
+    fn value(self) -> f32;
+
+    /// Decoded at this type's subnormal exponent.
+    #[inline(always)]
+    fn decode(self) -> Dec {
+        Dec::new(self.value(), Self::TYPE.min_exp())
+    }
+}
+
+impl FusedInput for f16 {
+    #[inline(always)]
+    fn value(self) -> f32 {
+        self.to_f32()
+    }
+}
+
+impl FusedInput for bf16 {
+    #[inline(always)]
+    fn value(self) -> f32 {
+        f32::from_bits(u32::from(self.to_bits()) << 16)
+    }
+}
+
+impl FusedInput for Xf32 {
+    /// The instruction reads tf32: the low 13 mantissa bits cleared first
+    /// (so a NaN whose payload lies only there is an infinity).
+    #[inline(always)]
+    fn value(self) -> f32 {
+        self.to_tf32()
+    }
+}
+
+impl FusedInput for Fp8 {
+    #[inline(always)]
+    fn value(self) -> f32 {
+        self.to_f32()
+    }
+}
+
+impl FusedInput for Bf8 {
+    #[inline(always)]
+    fn value(self) -> f32 {
+        self.to_f32()
+    }
+}
+
+/// `x · 2^s` for an integer count, floored (toward −∞) when `s < 0`.
+#[inline(always)]
+fn scale_floor(x: i64, s: i32) -> i64 {
+    if s >= 0 {
+        x << s
+    } else if s > -63 {
+        x >> -s
+    } else if x < 0 {
+        -1
+    } else {
+        0
+    }
+}
+
+/// The products of one step, exact, zero ones left out.
+#[derive(Clone, Copy)]
+struct Products {
+    /// `m_a · m_b`, the magnitude of a product in units `2^(e − 46)`.
+    p: [u64; 16],
+    /// `e_a + e_b`.
+    e: [i32; 16],
+    neg: [bool; 16],
+    /// Position of the k in its group (its parity splits fp8/bf8 sums).
+    k: [u8; 16],
+    len: usize,
+    /// Specials met: NaN, +∞, −∞.
+    nan: bool,
+    pos_inf: bool,
+    neg_inf: bool,
+}
+
+impl Products {
+    /// Step 1 of 4.2 (and 4.3): exact products, with the specials of step 6.
+    #[inline(always)]
+    fn of(pairs: impl Iterator<Item = (Dec, Dec)>) -> Products {
+        let mut out = Products {
+            p: [0; 16],
+            e: [0; 16],
+            neg: [false; 16],
+            k: [0; 16],
+            len: 0,
+            nan: false,
+            pos_inf: false,
+            neg_inf: false,
+        };
+        for (k, (x, y)) in pairs.enumerate() {
+            let neg = (x.flags ^ y.flags) & NEG != 0;
+            if (x.flags | y.flags) & NAN != 0 {
+                out.nan = true;
+                continue;
+            }
+            if (x.flags | y.flags) & INF != 0 {
+                let zero = (x.flags & INF == 0 && x.m == 0) || (y.flags & INF == 0 && y.m == 0);
+                if zero {
+                    out.nan = true; // ∞ · 0
+                } else {
+                    out.infinite(neg);
+                }
+                continue;
+            }
+            if x.m == 0 || y.m == 0 {
+                continue;
+            }
+            let (p, e) = (u64::from(x.m) * u64::from(y.m), i32::from(x.e) + i32::from(y.e));
+            // |p| = p · 2^(e − 46) >= 2^128 is infinite (bf16 and xf32 can get there).
+            let limit = 174 - e;
+            if limit <= 0 || (limit < 64 && p >= 1u64 << limit) {
+                out.infinite(neg);
+                continue;
+            }
+            let n = out.len;
+            (out.p[n], out.e[n], out.neg[n], out.k[n]) = (p, e, neg, k as u8);
+            out.len += 1;
+        }
+        out
+    }
+
+    fn infinite(&mut self, neg: bool) {
+        if neg {
+            self.neg_inf = true;
+        } else {
+            self.pos_inf = true;
+        }
+    }
+
+    /// Step 2: the largest exponent among the products passing `keep`, and
+    /// their sum with each truncated (toward zero) to a multiple of
+    /// `2^(e_dot − 24)`, in those units.
+    #[inline(always)]
+    fn truncated_sum(&self, keep: impl Fn(u8) -> bool) -> Option<(i64, i32)> {
+        let mut e_dot = None;
+        for n in 0..self.len {
+            if keep(self.k[n]) {
+                e_dot = Some(e_dot.map_or(self.e[n], |d: i32| d.max(self.e[n])));
+            }
+        }
+        let e_dot = e_dot?;
+        let mut sum = 0i64;
+        for n in 0..self.len {
+            if keep(self.k[n]) {
+                // In units 2^(e_dot − 24): p · 2^(e − 46 − e_dot + 24).
+                let shift = e_dot - self.e[n] + 22;
+                let t = if shift < 64 { (self.p[n] >> shift) as i64 } else { 0 };
+                sum += if self.neg[n] { -t } else { t };
+            }
+        }
+        Some((sum, e_dot))
+    }
+}
+
+/// `c` decoded as f32: a signed count of units `2^(e_c − 23)`, and `e_c`
+/// (−126 for zero and subnormals).
+#[inline(always)]
+fn decode_acc(c: f32) -> (i64, i32) {
+    let bits = c.to_bits();
+    let exp = ((bits >> 23) & 0xff) as i32;
+    let frac = i64::from(bits & 0x7f_ffff);
+    let (m, e) = if exp == 0 {
+        (frac, -126)
+    } else {
+        (frac | 1 << 23, exp - 127)
+    };
+    (if bits >> 31 != 0 { -m } else { m }, e)
+}
+
+/// Steps 3–5 of 4.2 for a sum `S` (units `2^(e_dot − 24)`, `None` when
+/// every product was zero) and the accumulator `c`; `drop_tiny_c` is 4.3's
+/// rule that a `c` with `e_c < E − 25` counts as 0.
+#[inline(always)]
+fn combine(sum: Option<(i64, i32)>, c: f32, drop_tiny_c: bool) -> f32 {
+    let (mc, e_c) = decode_acc(c);
+    let big_e = sum.map_or(e_c, |(_, e_dot)| e_dot.max(e_c));
+    let mc = if drop_tiny_c && e_c < big_e - 25 {
+        0
+    } else {
+        mc
+    };
+    // Step 4, in units 2^(E − 32): S floored to them, c floored to 2^(E − 24).
+    let s = sum.map_or(0, |(s, e_dot)| scale_floor(s, e_dot - big_e + 8));
+    let c = scale_floor(mc, e_c - big_e + 1) << 8;
+    round(s + c, big_e - 32)
+}
+
+/// Step 5: `t · 2^unit` renormalised, floored to a multiple of
+/// `2^(e_T − 31)`, then rounded to nearest even to f32 (subnormals kept,
+/// overflow to ±∞); an exact zero is +0.
+#[inline(always)]
+fn round(t: i64, unit: i32) -> f32 {
+    if t == 0 {
+        return 0.0;
+    }
+    let log2 = 63 - t.unsigned_abs().leading_zeros() as i32;
+    let e_t = (unit + log2).max(-126);
+    // In units 2^(e_T − 31): |v| ≤ 2^32.
+    let v = scale_floor(t, unit - (e_t - 31));
+    let neg = v < 0;
+    let mag = v.unsigned_abs();
+    // Round to nearest even, 8 bits off: units 2^(e_T − 23).
+    let (q, rest) = (mag >> 8, mag & 0xff);
+    let r = q + u64::from(rest > 0x80 || (rest == 0x80 && q & 1 == 1));
+    let (r, e_t) = if r == 1 << 24 {
+        (1 << 23, e_t + 1)
+    } else {
+        (r, e_t)
+    };
+    let sign = if neg { 1u32 << 31 } else { 0 };
+    let bits = if r < 1 << 23 {
+        // Only at e_T = −126: a subnormal, or zero (−0 from a negative
+        // result too small for f32).
+        r as u32
+    } else if e_t + 127 >= 0xff {
+        0x7f80_0000
+    } else {
+        (((e_t + 127) as u32) << 23) | (r as u32 & 0x7f_ffff)
+    };
+    f32::from_bits(sign | bits)
+}
+
+/// One step of 4.2 (`SPLIT` false) or 4.3 (true): the group's products and
+/// the accumulator `c` give the next accumulator.
+#[inline(always)]
+fn step<const SPLIT: bool>(pairs: impl Iterator<Item = (Dec, Dec)>, c: f32) -> f32 {
+    let p = Products::of(pairs);
+    if SPLIT {
+        // 4.3 step 5: NaN if any input is NaN; a NaN or ∞ c propagates.
+        if p.nan {
+            return f32::NAN;
+        }
+        if !c.is_finite() {
+            return c;
+        }
+        let even = p.truncated_sum(|k| k % 2 == 0);
+        let odd = p.truncated_sum(|k| k % 2 == 1);
+        let sum = match (even, odd) {
+            (None, None) => None,
+            (Some(x), None) | (None, Some(x)) => Some(x),
+            (Some((se, ee)), Some((so, eo))) => {
+                // Step 3: both floored to multiples of 2^(e_dot − 24), then added.
+                let e_dot = ee.max(eo);
+                Some((scale_floor(se, ee - e_dot) + scale_floor(so, eo - e_dot), e_dot))
+            }
+        };
+        combine(sum, c, true)
+    } else {
+        // 4.2 step 6.
+        let pos_inf = p.pos_inf || c == f32::INFINITY;
+        let neg_inf = p.neg_inf || c == f32::NEG_INFINITY;
+        if p.nan || c.is_nan() || (pos_inf && neg_inf) {
+            return f32::NAN;
+        }
+        if pos_inf {
+            return f32::INFINITY;
+        }
+        if neg_inf {
+            return f32::NEG_INFINITY;
+        }
+        combine(p.truncated_sum(|_| true), c, false)
+    }
+}
+
+/// The k of one step, from the spec.
+const fn group_of<X: Instr>() -> usize {
+    let g = match X::SPEC.arith {
+        Arith::TruncatedDot { group } | Arith::SplitTruncatedDot { group } => group,
+        _ => 0,
+    };
+    assert!(
+        g > 0 && g <= 16 && X::SPEC.k % g == 0,
+        "a fused family steps through whole groups of at most 16 k"
+    );
+    g
+}
+
+/// Block `blk` of steps `0..steps` on decoded inputs, output by output,
+/// exactly as reference 4.2/4.3 state it.
+#[inline(always)]
+fn exact<X: Instr, const SPLIT: bool>(
+    a: Win<'_, Dec>,
+    b: Win<'_, Dec>,
+    steps: usize,
+    blk: usize,
+    c: &mut [f32],
+) {
+    let g = const { group_of::<X>() };
+    let (n, k) = (X::SPEC.n, X::SPEC.k);
+    for t in 0..steps {
+        for (i, c_row) in c.chunks_exact_mut(n).enumerate() {
+            let a_row = a.row(t, blk, i, k);
+            for (j, acc) in c_row.iter_mut().enumerate() {
+                for q in (0..k).step_by(g) {
+                    let pairs = (q..q + g).map(|kk| (a_row[kk], b.row(t, blk, kk, n)[j]));
+                    *acc = step::<SPLIT>(pairs, *acc);
+                }
+            }
+        }
+    }
+}
+
+/// One instruction, operands routed: decode each block, then [`exact`].
+fn run_blocks<X: Instr, A: FusedInput, B: FusedInput, const SPLIT: bool>(
+    m: Modifiers,
+    a: &[A],
+    b: &[B],
+    c: &mut [f32],
+) {
+    let s = X::SPEC;
+    let (mut da, mut db) = ([Dec::default(); MAX_FRAGMENT], [Dec::default(); MAX_FRAGMENT]);
+    for (a, b, c) in blocks::<X, A, B, f32>(m, a, b, c) {
+        for (d, &x) in da.iter_mut().zip(a) {
+            *d = x.decode();
+        }
+        for (d, &x) in db.iter_mut().zip(b) {
+            *d = x.decode();
+        }
+        let a = Win::new(&da[..a.len()], [0, 0, s.k], [1, 1, s.m, s.k]);
+        let b = Win::new(&db[..b.len()], [0, 0, s.n], [1, 1, s.k, s.n]);
+        exact::<X, SPLIT>(a, b, 1, 0, c);
+    }
+}
+
+/// A chain on decoded inputs.
+fn chain_blocks<X: Instr, const SPLIT: bool>(
+    a: Win<'_, Dec>,
+    b: Win<'_, Dec>,
+    steps: usize,
+    c: &mut [f32],
+) {
+    let s = X::SPEC;
+    for (blk, c) in c.chunks_exact_mut(s.m * s.n).enumerate() {
+        exact::<X, SPLIT>(a, b, steps, blk, c);
+    }
+}
+
+/// The family of CDNA3's f16, bf16 (`_1k`) and xf32 builtins: the
+/// truncated fused dot product of reference CDNA3 4.2, one step per
+/// [`Arith::TruncatedDot`] group.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Truncated<T>(PhantomData<T>);
+
+impl<T: FusedInput> Kernel for Truncated<T> {
+    type A = T;
+    type B = T;
+    type C = f32;
+    type Wide = Dec;
+
+    #[inline(always)]
+    fn widen_a(x: T) -> Dec {
+        x.decode()
+    }
+
+    #[inline(always)]
+    fn widen_b(x: T) -> Dec {
+        x.decode()
+    }
+
+    fn run<X: Instr>(m: Modifiers, a: &[T], b: &[T], c: &mut [f32]) {
+        run_blocks::<X, T, T, false>(m, a, b, c)
+    }
+
+    fn chain_wide<X: Instr>(a: Win<'_, Dec>, b: Win<'_, Dec>, steps: usize, _: bool, c: &mut [f32]) {
+        chain_blocks::<X, false>(a, b, steps, c)
+    }
+}
+
+/// The family of CDNA3's fp8/bf8 builtins (A's format `TA`, B's `TB`):
+/// the grouped truncated dot product of reference CDNA3 4.3, one step per
+/// [`Arith::SplitTruncatedDot`] group.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SplitTruncated<TA, TB>(PhantomData<(TA, TB)>);
+
+impl<TA: FusedInput, TB: FusedInput> Kernel for SplitTruncated<TA, TB> {
+    type A = TA;
+    type B = TB;
+    type C = f32;
+    type Wide = Dec;
+
+    #[inline(always)]
+    fn widen_a(x: TA) -> Dec {
+        x.decode()
+    }
+
+    #[inline(always)]
+    fn widen_b(x: TB) -> Dec {
+        x.decode()
+    }
+
+    fn run<X: Instr>(m: Modifiers, a: &[TA], b: &[TB], c: &mut [f32]) {
+        run_blocks::<X, TA, TB, true>(m, a, b, c)
+    }
+
+    fn chain_wide<X: Instr>(a: Win<'_, Dec>, b: Win<'_, Dec>, steps: usize, _: bool, c: &mut [f32]) {
+        chain_blocks::<X, true>(a, b, steps, c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dec(v: f32, t: mfma_spec::ElemType) -> Dec {
+        Dec::new(v, t.min_exp())
+    }
+
+    /// One TR step of bf16 products given as (a, b) values, on `c`.
+    fn tr(pairs: &[(f32, f32)], c: f32) -> f32 {
+        let t = mfma_spec::ElemType::Bf16;
+        step::<false>(pairs.iter().map(|&(x, y)| (dec(x, t), dec(y, t))), c)
+    }
+
+    /// Reference CDNA3 4.2's consequences, on single steps.
+    #[test]
+    fn truncation_and_floor_rounding() {
+        let p = |e: i32| 2f32.powi(e);
+        // 1 + 2^-24 + 2^-40: the truncation drops 2^-40, the tie goes to even.
+        assert_eq!(tr(&[(1.0, 1.0), (p(-12), p(-12)), (p(-20), p(-20))], 0.0), 1.0);
+        // c = -2^-40 is floored to -2^-24: 1 - 2^-24.
+        assert_eq!(tr(&[(1.0, 1.0)], -p(-40)), 1.0 - p(-24));
+        // The same, negative: -(1 + 2^-23).
+        assert_eq!(tr(&[(-1.0, 1.0), (-p(-12), p(-12))], -p(-40)), -(1.0 + p(-23)));
+        // 2^30 - 2^30 + 2^-10: the small product was truncated away.
+        assert_eq!(tr(&[(p(15), p(15)), (-p(15), p(15)), (p(-5), p(-5))], 0.0), 0.0);
+        // An exact zero is +0, whatever the signs.
+        assert_eq!(tr(&[(-1.0, 1.0), (1.0, 1.0)], -0.0).to_bits(), 0);
+    }
+
+    #[test]
+    fn decoding_clamps_at_the_input_types_subnormal_exponent() {
+        let t = mfma_spec::ElemType::F16;
+        // The smallest f16 subnormal, 2^-24: e = -14, m = 2^13 (s = 2^-10).
+        let d = dec(2f32.powi(-24), t);
+        assert_eq!((d.m, d.e), (1 << 13, -14));
+        // As f32 (bf16 has f32's range) the same value is normal.
+        let d = dec(2f32.powi(-24), mfma_spec::ElemType::Bf16);
+        assert_eq!((d.m, d.e), (1 << 23, -24));
+    }
+
+    #[test]
+    fn rounding_keeps_subnormals_and_overflows_to_infinity() {
+        // 2^-149 · 3 in units of 2^-157: subnormal 3 · 2^-149.
+        assert_eq!(round(3 << 8, -157).to_bits(), 3);
+        // Just below 2^128 rounding up overflows.
+        assert_eq!(round((1 << 32) - 1, 128 - 32), f32::INFINITY);
+        // Negative tiny: floored, then rounded to -0.
+        assert_eq!(round(-1, -170).to_bits(), 0x8000_0000);
+    }
+}
