@@ -102,8 +102,15 @@ pub const fn check_target(b: &'static mfma_spec::Builtin) {
     let m = Message::new().path(b);
     let Some(here) = here else {
         let m = m.str(" needs a GPU target CPU: build with RUSTFLAGS=\"-C target-cpu=");
-        let m = if TARGET.is_empty() { m.str("gfx90a") } else { m.str(TARGET) };
-        panic!("{}", m.str("\" naming a CDNA target (gfx90a, gfx942)").as_str());
+        let m = if TARGET.is_empty() {
+            m.str("gfx90a")
+        } else {
+            m.str(TARGET)
+        };
+        panic!(
+            "{}",
+            m.str("\" naming a CDNA target (gfx90a, gfx942)").as_str()
+        );
     };
     let m = m
         .str(" is a ")

@@ -53,9 +53,13 @@ element!(f16, F16, f16::ZERO, |x| u64::from(x.to_bits()), |b| {
 element!(bf16, Bf16, bf16::ZERO, |x| u64::from(x.to_bits()), |b| {
     bf16::from_bits(b as u16)
 });
-element!(Xf32, Xf32, Xf32::from_bits(0), |x| u64::from(x.to_bits()), |b| {
-    Xf32::from_bits(b as u32)
-});
+element!(
+    Xf32,
+    Xf32,
+    Xf32::from_bits(0),
+    |x| u64::from(x.to_bits()),
+    |b| { Xf32::from_bits(b as u32) }
+);
 element!(Fp8, Fp8, Fp8::ZERO, |x| u64::from(x.to_bits()), |b| {
     Fp8::from_bits(b as u8)
 });

@@ -138,7 +138,12 @@ pub fn execute_chain_into<X: Instr, const CBSZ: i32, const ABID: i32, const BLGP
 #[doc(hidden)]
 #[inline]
 #[track_caller]
-pub fn execute_chain_into_prechecked<X: Instr, const CBSZ: i32, const ABID: i32, const BLGP: i32>(
+pub fn execute_chain_into_prechecked<
+    X: Instr,
+    const CBSZ: i32,
+    const ABID: i32,
+    const BLGP: i32,
+>(
     a: &[FragA<X>],
     b: &[FragB<X>],
     c: &mut Acc<X>,

@@ -118,7 +118,9 @@ impl<X: Instr> ComputePolicy for MfmaPolicy<X> {
             let (k, n) = (X::SPEC.k, X::SPEC.n);
             let mut blocks = f.regs_mut().as_mut().chunks_exact_mut(k * n);
             if let Some(first) = blocks.next() {
-                tile_b_t.transposed().copy_window(ki, col, k, n, same_mut::<X>(first));
+                tile_b_t
+                    .transposed()
+                    .copy_window(ki, col, k, n, same_mut::<X>(first));
                 let first: &[X::InB] = first;
                 for other in blocks {
                     other.copy_from_slice(first);

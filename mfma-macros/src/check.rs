@@ -61,9 +61,10 @@ pub fn builtin(
             mfma_spec::LookupError::UnknownArch { .. } => {
                 (mfma_spec::ARCHS[0], mfma_spec::closest(&name.to_string()))
             }
-            mfma_spec::LookupError::UnknownName { arch, .. } => {
-                (arch, e.suggestion().expect("an unknown name has a suggestion"))
-            }
+            mfma_spec::LookupError::UnknownName { arch, .. } => (
+                arch,
+                e.suggestion().expect("an unknown name has a suggestion"),
+            ),
         };
         let list = if table.is_default() {
             String::from("`mfma list`")
@@ -255,7 +256,9 @@ fn known_modifier(b: Option<&Builtin>, name: &Ident, errors: &mut Errors) -> Opt
         .into_iter()
         .filter(|m| arch.is_none_or(|a| m.in_arch(a)))
         .collect();
-    let m = Modifier::from_name(&s).filter(|m| offered.contains(m));
+    // Every modifier name is known: whether this builtin takes it is a rule
+    // of its own, with a message saying why not (neg on CDNA2, ...).
+    let m = Modifier::from_name(&s);
     if m.is_none() {
         let near = offered
             .iter()
@@ -282,7 +285,13 @@ fn known_modifier(b: Option<&Builtin>, name: &Ident, errors: &mut Errors) -> Opt
 }
 
 /// Rule: `neg` is a list of distinct operands among a, b, c (`neg = [a, c]`).
-fn neg_list(b: Option<&Builtin>, value: &Expr, errors: &mut Errors) -> i64 {
+fn neg_list(b: Option<&'static Builtin>, value: &Expr, errors: &mut Errors) -> i64 {
+    // On a builtin without negation, that is the error, whatever the syntax.
+    if let Some(b) = b.filter(|b| Modifier::Neg.max(b) == 0) {
+        let e = mfma_spec::ModifierError::NegUnsupported { builtin: b };
+        errors.push(syn::Error::new_spanned(value, e.to_string()));
+        return 0;
+    }
     let example = "`neg = [a, c]` negates A and C (any subset of a, b, c)";
     let Expr::Array(list) = value else {
         errors.push(syn::Error::new_spanned(

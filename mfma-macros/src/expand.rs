@@ -68,7 +68,12 @@ fn unknown(e: syn::Error, best: &Builtin, span: Span, call: Option<&Call>) -> To
 /// checked by a `const` block placed at the call, spanned at the modifier (or
 /// the name), with the same message; the call then skips `execute_into`'s
 /// own backstop, so one mistake gives one error.
-fn expand_call(b: Option<&'static Builtin>, x: &TokenStream, span: Span, call: &Call) -> TokenStream {
+fn expand_call(
+    b: Option<&'static Builtin>,
+    x: &TokenStream,
+    span: Span,
+    call: &Call,
+) -> TokenStream {
     let (checked, error) = check::call(b, call);
     let [cbsz, abid, blgp] = checked.modifiers.each_ref().map(value);
     let neg = Literal::i64_unsuffixed(checked.neg).into_token_stream();

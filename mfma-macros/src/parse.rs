@@ -87,8 +87,8 @@ impl Parse for Name {
                  `cdna3::f32_32x32x16_fp8_fp8`",
             )
         })?;
-        let plain = path.leading_colon.is_none()
-            && path.segments.iter().all(|s| s.arguments.is_none());
+        let plain =
+            path.leading_colon.is_none() && path.segments.iter().all(|s| s.arguments.is_none());
         let idents: Vec<&Ident> = path.segments.iter().map(|s| &s.ident).collect();
         match idents[..] {
             [name] if plain && looks_like_builtin(&name.to_string()) => Ok(Name::Builtin {

@@ -342,7 +342,9 @@ pub fn lookup(name: &str) -> Result<&'static Builtin, LookupError<'_>> {
         None => ARCHS[0],
         Some(given) => arch(given).ok_or(LookupError::UnknownArch { given })?,
     };
-    table.find(bare).ok_or_else(|| suggest::unknown(table, bare))
+    table
+        .find(bare)
+        .ok_or_else(|| suggest::unknown(table, bare))
 }
 
 /// Splits `cdna3::name` into `(Some("cdna3"), "name")`; a name without

@@ -43,7 +43,12 @@ pub enum Modifier {
 
 impl Modifier {
     /// All modifiers, in the order they are written.
-    pub const ALL: [Modifier; 4] = [Modifier::Cbsz, Modifier::Abid, Modifier::Blgp, Modifier::Neg];
+    pub const ALL: [Modifier; 4] = [
+        Modifier::Cbsz,
+        Modifier::Abid,
+        Modifier::Blgp,
+        Modifier::Neg,
+    ];
 
     /// The name as written in source (`cbsz`, `abid`, `blgp`, `neg`).
     pub const fn name(self) -> &'static str {
@@ -324,8 +329,10 @@ impl ModifierError {
                 .str(arch_title(builtin))
                 .str(" its blgp bits are ")
                 .str(family(builtin))
-                .str(" negation flags, not a B lane-group pattern; write `neg = [a, b, c]` \
-                      (any subset) to negate operands"),
+                .str(
+                    " negation flags, not a B lane-group pattern; write `neg = [a, b, c]` \
+                      (any subset) to negate operands",
+                ),
             ModifierError::BlgpTooLarge { builtin, value } => m
                 .str("blgp must be in 0..=")
                 .int(BLGP_MAX)
@@ -343,7 +350,9 @@ impl ModifierError {
                     .path(builtin)
                     .str(": FP64 MFMA has no A block broadcast (cbsz/abid)");
                 if builtin.blocks > 1 {
-                    m.str(", even with ").uint(builtin.blocks as u64).str(" blocks")
+                    m.str(", even with ")
+                        .uint(builtin.blocks as u64)
+                        .str(" blocks")
                 } else {
                     m
                 }
@@ -504,12 +513,22 @@ const fn neg_unsupported(b: &'static Builtin) -> Message {
         None => {
             // Which builtins of this architecture negate, if any.
             let table = arch_table(b);
+            let mut total = 0;
+            let mut i = 0;
+            while i < table.len() {
+                total += matches!(table[i].blgp, BlgpBits::Negate) as usize;
+                i += 1;
+            }
             let mut m = m;
             let mut found = 0;
             let mut i = 0;
             while i < table.len() {
                 if matches!(table[i].blgp, BlgpBits::Negate) {
-                    m = m.str(if found == 0 { " negates operands only in " } else { ", " });
+                    m = m.str(match found {
+                        0 => " negates operands only in ",
+                        f if f + 1 == total => " and ",
+                        _ => ", ",
+                    });
                     m = m.str(table[i].name);
                     found += 1;
                 }

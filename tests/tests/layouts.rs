@@ -410,7 +410,12 @@ fn name_fields(name: &str) -> (&str, usize, usize, usize, &str, bool) {
 fn names_encode_shape_and_types() {
     for a in ARCHS {
         let names: BTreeSet<_> = a.builtins.iter().map(|x| x.name).collect();
-        assert_eq!(names.len(), a.builtins.len(), "duplicate names in {}", a.name);
+        assert_eq!(
+            names.len(),
+            a.builtins.len(),
+            "duplicate names in {}",
+            a.name
+        );
     }
     for x in all() {
         let (out, m, n, k, input, one_k) = name_fields(x.name);
@@ -495,7 +500,13 @@ fn derived_names_and_counts() {
         // device path transmutes one into the other.
         for op in Operand::ALL {
             let bits = x.per_lane(op) * x.elem(op).bits() as usize;
-            assert_eq!(x.llvm_type(op).bits() as usize, bits, "{} {}", x.name, op.name());
+            assert_eq!(
+                x.llvm_type(op).bits() as usize,
+                bits,
+                "{} {}",
+                x.name,
+                op.name()
+            );
         }
     }
 }

@@ -130,7 +130,12 @@ fn file(arch: &str) -> &'static VectorFile {
                 let f: VectorFile = serde_json::from_str(&text)
                     .unwrap_or_else(|e| panic!("{} is not a vector file: {e}", p.display()));
                 assert_eq!(f.schema_version, 1, "{}: unknown schema", p.display());
-                assert_eq!(f.arch, a.name, "{}: vectors of another architecture", p.display());
+                assert_eq!(
+                    f.arch,
+                    a.name,
+                    "{}: vectors of another architecture",
+                    p.display()
+                );
                 (a.name, f)
             })
             .collect()
@@ -264,7 +269,12 @@ mod cdna3 {
 fn every_vector_names_a_builtin() {
     for a in mfma_core::spec::ARCHS {
         for v in &file(a.name).vectors {
-            assert!(a.find(&v.instruction).is_some(), "{}: unknown {}", v.id, v.instruction);
+            assert!(
+                a.find(&v.instruction).is_some(),
+                "{}: unknown {}",
+                v.id,
+                v.instruction
+            );
         }
     }
 }
@@ -285,7 +295,11 @@ fn instruction_metadata_matches_spec() {
             assert_eq!(m.isa, x.isa, "{name}");
             assert_eq!(m.shape, Shape::of(x), "{name}");
             assert_eq!(m.hw_blocks, x.blocks, "{name}");
-            assert_eq!([&m.a_type, &m.b_type], [x.a_type.name(), x.b_type.name()], "{name}");
+            assert_eq!(
+                [&m.a_type, &m.b_type],
+                [x.a_type.name(), x.b_type.name()],
+                "{name}"
+            );
             assert_eq!([&m.c_type, &m.d_type], [x.cd.name(); 2], "{name}");
         }
     }

@@ -151,7 +151,12 @@ fn fma_rows<
 
 /// A chain, one output row at a time: for shapes without a register blocking.
 #[inline(always)]
-fn fma_chain_rowwise<X: Instr, T: FusedMulAdd>(a: Win<'_, T>, b: Win<'_, T>, steps: usize, c: &mut [T]) {
+fn fma_chain_rowwise<X: Instr, T: FusedMulAdd>(
+    a: Win<'_, T>,
+    b: Win<'_, T>,
+    steps: usize,
+    c: &mut [T],
+) {
     let (m, n, k) = (X::SPEC.m, X::SPEC.n, X::SPEC.k);
     for (blk, c) in c.chunks_exact_mut(m * n).enumerate() {
         for (i, c_row) in c.chunks_exact_mut(n).enumerate() {

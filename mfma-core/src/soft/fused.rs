@@ -185,7 +185,10 @@ impl Products {
             if x.m == 0 || y.m == 0 {
                 continue;
             }
-            let (p, e) = (u64::from(x.m) * u64::from(y.m), i32::from(x.e) + i32::from(y.e));
+            let (p, e) = (
+                u64::from(x.m) * u64::from(y.m),
+                i32::from(x.e) + i32::from(y.e),
+            );
             // |p| = p · 2^(e − 46) >= 2^128 is infinite (bf16 and xf32 can get there).
             let limit = 174 - e;
             if limit <= 0 || (limit < 64 && p >= 1u64 << limit) {
@@ -224,7 +227,11 @@ impl Products {
             if keep(self.k[n]) {
                 // In units 2^(e_dot − 24): p · 2^(e − 46 − e_dot + 24).
                 let shift = e_dot - self.e[n] + 22;
-                let t = if shift < 64 { (self.p[n] >> shift) as i64 } else { 0 };
+                let t = if shift < 64 {
+                    (self.p[n] >> shift) as i64
+                } else {
+                    0
+                };
                 sum += if self.neg[n] { -t } else { t };
             }
         }
@@ -321,7 +328,10 @@ fn step<const SPLIT: bool>(pairs: impl Iterator<Item = (Dec, Dec)>, c: f32) -> f
             (Some((se, ee)), Some((so, eo))) => {
                 // Step 3: both floored to multiples of 2^(e_dot − 24), then added.
                 let e_dot = ee.max(eo);
-                Some((scale_floor(se, ee - e_dot) + scale_floor(so, eo - e_dot), e_dot))
+                Some((
+                    scale_floor(se, ee - e_dot) + scale_floor(so, eo - e_dot),
+                    e_dot,
+                ))
             }
         };
         combine(sum, c, true)
@@ -388,7 +398,10 @@ fn run_blocks<X: Instr, A: FusedInput, B: FusedInput, const SPLIT: bool>(
     c: &mut [f32],
 ) {
     let s = X::SPEC;
-    let (mut da, mut db) = ([Dec::default(); MAX_FRAGMENT], [Dec::default(); MAX_FRAGMENT]);
+    let (mut da, mut db) = (
+        [Dec::default(); MAX_FRAGMENT],
+        [Dec::default(); MAX_FRAGMENT],
+    );
     for (a, b, c) in blocks::<X, A, B, f32>(m, a, b, c) {
         for (d, &x) in da.iter_mut().zip(a) {
             *d = x.decode();
@@ -441,7 +454,13 @@ impl<T: FusedInput> Kernel for Truncated<T> {
         run_blocks::<X, T, T, false>(m, a, b, c)
     }
 
-    fn chain_wide<X: Instr>(a: Win<'_, Dec>, b: Win<'_, Dec>, steps: usize, _: bool, c: &mut [f32]) {
+    fn chain_wide<X: Instr>(
+        a: Win<'_, Dec>,
+        b: Win<'_, Dec>,
+        steps: usize,
+        _: bool,
+        c: &mut [f32],
+    ) {
         chain_blocks::<X, false>(a, b, steps, c)
     }
 }
@@ -472,7 +491,13 @@ impl<TA: FusedInput, TB: FusedInput> Kernel for SplitTruncated<TA, TB> {
         run_blocks::<X, TA, TB, true>(m, a, b, c)
     }
 
-    fn chain_wide<X: Instr>(a: Win<'_, Dec>, b: Win<'_, Dec>, steps: usize, _: bool, c: &mut [f32]) {
+    fn chain_wide<X: Instr>(
+        a: Win<'_, Dec>,
+        b: Win<'_, Dec>,
+        steps: usize,
+        _: bool,
+        c: &mut [f32],
+    ) {
         chain_blocks::<X, true>(a, b, steps, c)
     }
 }
@@ -496,13 +521,22 @@ mod tests {
     fn truncation_and_floor_rounding() {
         let p = |e: i32| 2f32.powi(e);
         // 1 + 2^-24 + 2^-40: the truncation drops 2^-40, the tie goes to even.
-        assert_eq!(tr(&[(1.0, 1.0), (p(-12), p(-12)), (p(-20), p(-20))], 0.0), 1.0);
+        assert_eq!(
+            tr(&[(1.0, 1.0), (p(-12), p(-12)), (p(-20), p(-20))], 0.0),
+            1.0
+        );
         // c = -2^-40 is floored to -2^-24: 1 - 2^-24.
         assert_eq!(tr(&[(1.0, 1.0)], -p(-40)), 1.0 - p(-24));
         // The same, negative: -(1 + 2^-23).
-        assert_eq!(tr(&[(-1.0, 1.0), (-p(-12), p(-12))], -p(-40)), -(1.0 + p(-23)));
+        assert_eq!(
+            tr(&[(-1.0, 1.0), (-p(-12), p(-12))], -p(-40)),
+            -(1.0 + p(-23))
+        );
         // 2^30 - 2^30 + 2^-10: the small product was truncated away.
-        assert_eq!(tr(&[(p(15), p(15)), (-p(15), p(15)), (p(-5), p(-5))], 0.0), 0.0);
+        assert_eq!(
+            tr(&[(p(15), p(15)), (-p(15), p(15)), (p(-5), p(-5))], 0.0),
+            0.0
+        );
         // An exact zero is +0, whatever the signs.
         assert_eq!(tr(&[(-1.0, 1.0), (1.0, 1.0)], -0.0).to_bits(), 0);
     }
