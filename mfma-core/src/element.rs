@@ -58,7 +58,7 @@ element!(
     Xf32,
     Xf32::from_bits(0),
     |x| u64::from(x.to_bits()),
-    |b| { Xf32::from_bits(b as u32) }
+    |b| Xf32::from_bits(b as u32)
 );
 element!(Fp8, Fp8, Fp8::ZERO, |x| u64::from(x.to_bits()), |b| {
     Fp8::from_bits(b as u8)

@@ -254,15 +254,30 @@ pub type LongTiles = GlobalTiles<128, 128, 64>;
 /// 16×16), K strip of 64 (16 steps).
 pub type LongF64Tiles = GlobalTiles<64, 64, 64>;
 
-/// Every policy the demo runs by default, fallback first.
+/// An MFMA policy entry named as `mfma!` names its builtin
+/// (`cdna3::f32_32x32x8f16`).
+macro_rules! policy {
+    ($tiles:ty, $($builtin:tt)+) => {
+        Entry {
+            name: stringify!($($builtin)+),
+            ..mfma::<$tiles, mfma!($($builtin)+)>()
+        }
+    };
+}
+
+/// Every policy the demo runs by default, fallback first: the CDNA2 ones,
+/// then CDNA3's families whose arithmetic differs from CDNA2's.
 pub const POLICIES: &[Entry] = &[
     entry::<GlobalTiles<32, 32, 8>, ScalarFmaPolicy>("scalar_fma_f64"),
-    mfma::<LongF64Tiles, mfma!(f64_16x16x4f64)>(),
-    mfma::<LongTiles, mfma!(f32_32x32x2f32)>(),
-    mfma::<LongTiles, mfma!(f32_32x32x8f16)>(),
-    mfma::<LongTiles, mfma!(f32_32x32x4bf16)>(),
-    mfma::<LongTiles, mfma!(f32_32x32x8bf16_1k)>(),
-    mfma::<LongTiles, mfma!(i32_32x32x8i8)>(),
+    policy!(LongF64Tiles, f64_16x16x4f64),
+    policy!(LongTiles, f32_32x32x2f32),
+    policy!(LongTiles, f32_32x32x8f16),
+    policy!(LongTiles, f32_32x32x4bf16),
+    policy!(LongTiles, f32_32x32x8bf16_1k),
+    policy!(LongTiles, i32_32x32x8i8),
+    policy!(LongTiles, cdna3::f32_32x32x8f16),
+    policy!(LongTiles, cdna3::f32_32x32x8bf16_1k),
+    policy!(LongTiles, cdna3::f32_32x32x16_fp8_fp8),
 ];
 
 /// The policy of the identity demo row.

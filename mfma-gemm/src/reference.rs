@@ -21,6 +21,10 @@ use std::vec::Vec;
 ///   `acc = ftz(acc + tree)`; the accumulator re-enters every instruction as
 ///   C, whose input flush turns -0 into +0, so that flush happens every
 ///   `k_step`.
+/// * [`Arith::TruncatedDot`] and [`Arith::SplitTruncatedDot`] (CDNA3 f16,
+///   bf16, xf32, fp8/bf8): steps of `group` k as reference CDNA3 4.2 and
+///   4.3 state them, computed in f64, where every operation of a step is
+///   exact (see [`fused`]), unlike the integer arithmetic of the software path.
 /// * [`Arith::WrappingInt`] (i8): exact products summed in wrapping i32.
 ///
 /// # Panics
@@ -78,6 +82,19 @@ pub fn gemm<In: Element, Out: Element>(
             let (a, b) = shape.decode(a, b, |x| input(in_t, x));
             shape.each(&a, &b, |a, b| {
                 u64::from(grouped(group, k_step, a, b).to_bits())
+            })
+        }
+        (Arith::TruncatedDot { group }, _, ElemType::F32)
+        | (Arith::SplitTruncatedDot { group }, _, ElemType::F32) => {
+            assert_eq!(k_step % group, 0, "k_step must hold whole groups");
+            let split = matches!(arith, Arith::SplitTruncatedDot { .. });
+            let (a, b) = shape.decode(a, b, |x| fused::decode(in_t, x));
+            shape.each(&a, &b, |a, b| {
+                let mut acc = 0.0f32;
+                for (ga, gb) in a.chunks(group).zip(b.chunks(group)) {
+                    acc = fused::step(split, ga, gb, acc);
+                }
+                u64::from(acc.to_bits())
             })
         }
         (Arith::WrappingInt, ElemType::I8, ElemType::I32) => {
@@ -222,4 +239,132 @@ fn grouped(group: usize, k_step: usize, a: &[f32], b: &[f32]) -> f32 {
         acc = ftz(acc + tree);
     }
     acc
+}
+
+/// CDNA3's fused steps (reference CDNA3 4.2, 4.3) in f64. Inputs have at
+/// most 11 significant bits, so products are exact in f64; truncated
+/// products are multiples of `2^(e_dot − 24)` below `2^(e_dot + 2)`, so a
+/// sum of 16 fits 30 bits; the floored sum and accumulator fit 40: every
+/// step below is an exact f64 operation, and `as f32` is the one rounding.
+pub mod fused {
+    use half::{bf16, f16};
+    use mfma_core::spec::ElemType;
+    use mfma_core::{Bf8, Fp8, Xf32};
+
+    /// An input: its exact value, and its exponent `max(⌊log2|x|⌋, e_sub)`
+    /// (`e_sub` the input type's smallest normal exponent; meaningless for
+    /// zero, infinity and NaN).
+    #[derive(Clone, Copy, Debug, Default)]
+    pub struct Input {
+        value: f64,
+        e: i32,
+    }
+
+    /// Decodes bits of input type `t`.
+    pub fn decode(t: ElemType, bits: u64) -> Input {
+        let value = match t {
+            ElemType::F16 => f64::from(f16::from_bits(bits as u16).to_f32()),
+            ElemType::Bf16 => f64::from(bf16::from_bits(bits as u16).to_f32()),
+            ElemType::Xf32 => f64::from(Xf32::from_bits(bits as u32).to_tf32()),
+            ElemType::Fp8 => f64::from(Fp8::from_bits(bits as u8).to_f32()),
+            ElemType::Bf8 => f64::from(Bf8::from_bits(bits as u8).to_f32()),
+            _ => unreachable!("no fused family takes {t:?}"),
+        };
+        Input {
+            value,
+            e: exponent(value).max(t.min_exp()),
+        }
+    }
+
+    /// `⌊log2|x|⌋` of a finite nonzero f64 (every value here is normal in f64).
+    fn exponent(x: f64) -> i32 {
+        ((x.to_bits() >> 52) & 0x7ff) as i32 - 1023
+    }
+
+    fn pow2(e: i32) -> f64 {
+        f64::from_bits(((e + 1023) as u64) << 52)
+    }
+
+    /// `x` rounded toward −∞ / toward 0 to a multiple of `2^e`.
+    fn floor_to(x: f64, e: i32) -> f64 {
+        (x * pow2(-e)).floor() * pow2(e)
+    }
+    fn trunc_to(x: f64, e: i32) -> f64 {
+        (x * pow2(-e)).trunc() * pow2(e)
+    }
+
+    /// One step on the group's inputs `a[k]`, `b[k]` and accumulator `c`.
+    pub fn step(split: bool, a: &[Input], b: &[Input], c: f32) -> f32 {
+        // Groups have at most 16 k.
+        let mut buf = [(0.0f64, 0i32, 0usize); 16];
+        let mut len = 0;
+        let (mut nan, mut pos_inf, mut neg_inf) = (false, false, false);
+        for (k, (x, y)) in a.iter().zip(b).enumerate() {
+            let p = x.value * y.value;
+            if x.value.is_nan() || y.value.is_nan() || p.is_nan() {
+                nan = true; // a NaN input, or ∞·0
+            } else if p.is_infinite() || p.abs() >= pow2(128) {
+                // An infinite input, or a product of 2^128 or more.
+                if p > 0.0 {
+                    pos_inf = true;
+                } else {
+                    neg_inf = true;
+                }
+            } else if p != 0.0 {
+                buf[len] = (p, x.e + y.e, k);
+                len += 1;
+            }
+        }
+        let products = &buf[..len];
+        let c64 = f64::from(c);
+        if split {
+            if nan {
+                return f32::NAN;
+            }
+            if !c.is_finite() {
+                return c;
+            }
+        } else {
+            pos_inf |= c == f32::INFINITY;
+            neg_inf |= c == f32::NEG_INFINITY;
+            if nan || c.is_nan() || (pos_inf && neg_inf) {
+                return f32::NAN;
+            }
+            if pos_inf || neg_inf {
+                return if pos_inf { f32::INFINITY } else { f32::NEG_INFINITY };
+            }
+        }
+        // Step 2 (4.3: per parity, then floored to the larger e_dot and added).
+        let sum = |keep: &dyn Fn(usize) -> bool| {
+            let e_dot = products.iter().filter(|p| keep(p.2)).map(|p| p.1).max()?;
+            let s: f64 = products
+                .iter()
+                .filter(|p| keep(p.2))
+                .map(|p| trunc_to(p.0, e_dot - 24))
+                .sum();
+            Some((s, e_dot))
+        };
+        let total = if split {
+            match (sum(&|k| k % 2 == 0), sum(&|k| k % 2 == 1)) {
+                (Some((se, ee)), Some((so, eo))) => {
+                    let e = ee.max(eo);
+                    Some((floor_to(se, e - 24) + floor_to(so, e - 24), e))
+                }
+                (x, None) | (None, x) => x,
+            }
+        } else {
+            sum(&|_| true)
+        };
+        // Steps 3–5.
+        let e_c = if c64 == 0.0 { -126 } else { exponent(c64).max(-126) };
+        let big_e = total.map_or(e_c, |(_, e)| e.max(e_c));
+        let c64 = if split && e_c < big_e - 25 { 0.0 } else { c64 };
+        let s = total.map_or(0.0, |(s, _)| floor_to(s, big_e - 32));
+        let t = s + floor_to(c64, big_e - 24);
+        if t == 0.0 {
+            return 0.0;
+        }
+        let e_t = exponent(t).max(-126);
+        floor_to(t, e_t - 31) as f32
+    }
 }
