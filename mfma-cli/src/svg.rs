@@ -65,7 +65,7 @@ pub fn render(v: &View) -> String {
     let _ = writeln!(
         head,
         r#"<text class="t" x="{MARGIN}" y="{y}">{}: operand {upper} ({blk_name}, {row_name}, {col_name})</text>"#,
-        esc(b.name)
+        esc(&v.name())
     );
     y += 20;
     let elem = b.elem(op);

@@ -21,12 +21,13 @@ fn sources(line: &str) -> BTreeMap<Elem, (usize, usize)> {
     out
 }
 
-/// element -> (lane, item) read back from the text grid.
+/// element -> (lane, item) read back from the text grid (the header lines
+/// before the first block are prose).
 fn grid(text: &str) -> BTreeMap<Elem, (usize, usize)> {
     let mut out = BTreeMap::new();
     let mut block = None;
     let mut header = false;
-    for line in text.lines().skip(1) {
+    for line in text.lines().skip_while(|l| !l.starts_with("block ")) {
         if let Some(b) = line.strip_prefix("block ") {
             block = Some(b.parse::<usize>().unwrap());
             header = true;
@@ -59,6 +60,10 @@ const CASES: &[&str] = &[
     "layout f32_16x16x4f16 --operand a --cbsz 1 --abid 1",
     "layout i32_32x32x4i8 --operand b --blgp 3",
     "layout f32_4x4x2bf16 --operand a --cbsz 4 --abid 9 --blgp 6",
+    "layout cdna3::f32_32x32x16_fp8_bf8 --operand b",
+    "layout f32_16x16x8_xf32 --arch cdna3 --operand a",
+    "layout cdna3::f64_4x4x4f64 --operand c --neg a,b",
+    "layout cdna3::i32_4x4x4i8 --operand a --cbsz 3 --abid 6 --blgp 2",
 ];
 
 #[test]
@@ -120,6 +125,18 @@ fn snapshots_of_tables() {
         (
             "layout-f32_16x16x16f16-b-blgp4.txt",
             "layout f32_16x16x16f16 --operand b --blgp 4",
+        ),
+        (
+            "layout-cdna3-f32_16x16x32_fp8_bf8-a.txt",
+            "layout cdna3::f32_16x16x32_fp8_bf8 --operand a",
+        ),
+        (
+            "layout-cdna3-f64_16x16x4f64-b-neg-ab.txt",
+            "layout cdna3::f64_16x16x4f64 --operand b --neg a,b",
+        ),
+        (
+            "layout-cdna3-f32_16x16x1f32-a-cbsz2-abid1.txt",
+            "layout cdna3::f32_16x16x1f32 --operand a --cbsz 2 --abid 1",
         ),
     ] {
         snapshot(file, &ok_line(line));
