@@ -4,6 +4,7 @@ use crate::args::TableFormat;
 use crate::arith::arithmetic;
 use crate::csig;
 use crate::error::Result;
+use crate::explain;
 use crate::formula::formula;
 use crate::list::{range, Row};
 use crate::modifiers;
@@ -34,9 +35,18 @@ struct Info {
     /// publish it: `valu_coexec_published` tells which.
     valu_coexec_cycles: Option<u32>,
     valu_coexec_published: bool,
+    /// What each modifier the builtin takes does (broadcast, lane
+    /// patterns, negation), one sentence a line.
+    modifier_rules: Vec<Rule>,
     arithmetic: String,
     accumulator_layout: String,
     layouts: PerOperand<LayoutInfo>,
+}
+
+#[derive(Serialize)]
+struct Rule {
+    topic: &'static str,
+    text: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -85,6 +95,10 @@ fn gather(b: &'static Builtin) -> Info {
         peak_ops_per_cu_per_cycle: b.ops_per_cycle(),
         valu_coexec_cycles: b.valu_coexec,
         valu_coexec_published: arch.valu_coexec_published,
+        modifier_rules: explain::rules(b)
+            .into_iter()
+            .map(|(topic, text)| Rule { topic, text })
+            .collect(),
         arithmetic: arithmetic(b),
         accumulator_layout: format!("{:?}", b.acc),
         layouts: PerOperand::new(|op| {
@@ -101,7 +115,8 @@ fn gather(b: &'static Builtin) -> Info {
 }
 
 /// The modifier lines: each modifier's legal values (neg only where the
-/// architecture has it), then the kinds taken with the number of combinations.
+/// architecture has it), the kinds taken with the number of combinations,
+/// then what each one does.
 fn modifier_lines(b: &Builtin, arch: &Arch, i: &Info) -> Vec<(String, String)> {
     let al = &i.row.modifiers;
     let blgp = match b.blgp {
@@ -133,6 +148,12 @@ fn modifier_lines(b: &Builtin, arch: &Arch, i: &Info) -> Vec<(String, String)> {
         )
     };
     lines.push(("modifiers".into(), taken));
+    for rule in &i.modifier_rules {
+        for (n, text) in rule.text.iter().enumerate() {
+            let label = if n == 0 { rule.topic } else { "" };
+            lines.push((label.into(), text.clone()));
+        }
+    }
     lines
 }
 

@@ -3,6 +3,7 @@
 
 use crate::args::{LayoutFormat, ModifierArgs};
 use crate::error::Result;
+use crate::explain;
 use crate::modifiers;
 use crate::resolve::{self, ArchChoice};
 use crate::svg;
@@ -59,6 +60,11 @@ impl View {
     /// bits are negation flags).
     pub fn modifier_text(&self) -> String {
         modifiers::text(self.builtin, self.modifiers)
+    }
+
+    /// What each nonzero modifier does, one sentence each.
+    pub fn modifier_words(&self) -> Vec<String> {
+        explain::all(self.builtin, self.modifiers)
     }
 
     /// The builtin as users write it (`cdna3::` in front for CDNA3).
@@ -169,6 +175,10 @@ fn table(v: &View) -> String {
         out.push_str(&format!(" the element reads under {}", v.modifier_text()));
     }
     out.push('\n');
+    for line in v.modifier_words() {
+        out.push_str(&line);
+        out.push('\n');
+    }
     let cell = |c: Coord| {
         let s = v.source(c);
         format!("{}:{}", s.lane, s.item)

@@ -10,6 +10,7 @@ mod arith;
 mod coords;
 mod csig;
 mod error;
+mod explain;
 mod formula;
 mod info;
 mod layout;

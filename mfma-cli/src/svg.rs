@@ -89,6 +89,7 @@ pub fn render(v: &View) -> String {
             "With {}: each cell shows the slot the hardware reads for that element.",
             v.modifier_text()
         ));
+        lines.extend(v.modifier_words());
     }
     for line in lines {
         longest_line = longest_line.max(line.len());

@@ -1,4 +1,5 @@
-//! `layout` as table and CSV say the same as its JSON; snapshots of a few tables.
+//! `layout` as table and CSV say the same as its JSON; snapshots of a few
+//! tables; the header says in words what each modifier does.
 
 mod common;
 
@@ -140,5 +141,37 @@ fn snapshots_of_tables() {
         ),
     ] {
         snapshot(file, &ok_line(line));
+    }
+}
+
+/// The table's header: the modifiers as given, then one sentence each.
+#[test]
+fn headers_say_what_the_modifiers_do() {
+    for (line, want) in [
+        (
+            "layout f32_16x16x4f16 --operand b --cbsz 1 --abid 1 --blgp 3",
+            &[
+                "cbsz 1, abid 1: blocks in groups of 2, each group reads A of its block 1 \
+                 (blocks 0..3 read A of 1, 1, 3, 3)",
+                "blgp 3: lane L reads B from lane (L+16) mod 64 (rotated by 16 lanes)",
+            ][..],
+        ),
+        (
+            "layout cdna3::f32_32x32x2f32 --operand b --blgp 6",
+            &[
+                "blgp 6: lane L reads B from lane 32 + L mod 16 (lanes 32-47 copied to every \
+               16-lane group)",
+            ],
+        ),
+        (
+            "layout cdna3::f64_16x16x4f64 --operand a --neg c,a",
+            &["neg [a, c]: A and C are negated before the arithmetic; no data moves"],
+        ),
+        ("layout cdna3::f64_16x16x4f64 --operand a", &[]),
+    ] {
+        let text = ok_line(line);
+        let lines: Vec<&str> = text.lines().collect();
+        let blank = lines.iter().position(|l| l.is_empty()).unwrap();
+        assert_eq!(&lines[1..blank], want, "{line}");
     }
 }

@@ -181,6 +181,13 @@ fn pictures_under_broadcast_show_the_source_slot() {
         for ([b, i, k], slot) in cells(&svg, &s, 'a') {
             assert_eq!(slot, s.slot('a', [a_source(3, 5, b), i, k]), "{}", s.id());
         }
+        assert!(
+            svg.contains(
+                ">cbsz 3, abid 5: blocks in groups of 8, each group reads A of its block 5"
+            ),
+            "{}: the broadcast is described",
+            s.id()
+        );
     }
 }
 
@@ -203,8 +210,10 @@ fn pictures_under_negation_show_the_plain_slots() {
     let plain = ok(&args(&[]));
     let negated = ok(&args(&["--neg", "b,c"]));
     assert_eq!(cells(&plain, &s, 'c'), cells(&negated, &s, 'c'));
-    assert!(negated.contains(">With cbsz 0, abid 0, neg [b, c]: "));
-    assert!(!plain.contains("neg ["));
+    assert!(
+        negated.contains(">neg [b, c]: B and C are negated before the arithmetic; no data moves<")
+    );
+    assert!(!plain.contains("negated"));
 }
 
 fn docs() -> PathBuf {
