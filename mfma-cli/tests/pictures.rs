@@ -236,6 +236,7 @@ fn docs_pictures_are_up_to_date() {
         "f32_4x4x4f16-c.svg",
         "f64_16x16x4f64-c.svg",
         "f64_4x4x4f64-c.svg",
+        "cdna3-f32_32x32x16_fp8_fp8-a.svg",
     ] {
         assert!(kept.iter().any(|k| k == want), "docs/{want} is missing");
     }
