@@ -10,10 +10,12 @@ use std::path::PathBuf;
     name = "mfma",
     version,
     about = "Register layouts, lookups, pictures and bit-exact software execution of the \
-             AMD CDNA2 (gfx90a, MI200) dense MFMA builtins.",
+             AMD CDNA2 (gfx90a, MI200) and CDNA3 (gfx942, MI300) dense MFMA builtins.",
     after_help = "Examples:
   mfma list
+  mfma list --arch cdna3
   mfma info f32_32x32x8bf16_1k
+  mfma info cdna3::f32_32x32x16_fp8_bf8
   mfma layout f32_16x16x16f16 --operand c
   mfma layout f32_16x16x4f16 --operand a --cbsz 1 --abid 1 --format json
   mfma lookup f32_32x32x8bf16_1k --operand c --element 0,5,7
@@ -21,10 +23,17 @@ use std::path::PathBuf;
   mfma pictures --out pictures/
 
 Builtin names may be written bare (f32_4x4x4f16), as the HIP builtin
-(__builtin_amdgcn_mfma_f32_4x4x4f16) or as the ISA mnemonic (v_mfma_f32_4x4x4f16).
+(__builtin_amdgcn_mfma_f32_4x4x4f16) or as the ISA mnemonic (v_mfma_f32_4x4x4f16,
+or on CDNA3 v_mfma_f32_4x4x4_16b_f16). A bare name means CDNA2 unless --arch says
+otherwise; a `cdna3::` prefix names a CDNA3 builtin whatever --arch is, and an error
+if --arch names another architecture.
 Every error exits with status 2."
 )]
 pub struct Cli {
+    /// Architecture: cdna2 (gfx90a, MI200) or cdna3 (gfx942, MI300). Default: cdna2
+    /// (`pictures`: every architecture; `run`: the input's `arch`, else cdna2).
+    #[arg(long, global = true, value_name = "ARCH")]
+    pub arch: Option<String>,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -33,10 +42,11 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Every builtin: shape, types, blocks and the modifiers it allows.
+    /// Every builtin of an architecture: shape, types, blocks and the modifiers it allows.
     #[command(after_help = "Examples:
   mfma list
-  mfma list --format json")]
+  mfma list --arch cdna3
+  mfma list --arch cdna3 --format json")]
     List {
         /// Output format.
         #[arg(long, value_enum, default_value_t = TableFormat::Table)]
@@ -46,7 +56,9 @@ pub enum Command {
     /// Everything known about one builtin, with derived figures and its C signature.
     #[command(after_help = "Examples:
   mfma info f32_32x32x8bf16_1k
-  mfma info __builtin_amdgcn_mfma_f64_4x4x4f64 --format json")]
+  mfma info __builtin_amdgcn_mfma_f64_4x4x4f64 --format json
+  mfma info cdna3::f32_32x32x16_fp8_bf8
+  mfma info v_mfma_f64_16x16x4_f64 --arch cdna3")]
     Info {
         /// Builtin name.
         name: String,
@@ -59,6 +71,7 @@ pub enum Command {
     #[command(
         after_help = "Every element is shown with the register slot (lane:item) it reads; with
 modifiers that is the slot the hardware routes to it (reference section 3).
+Negation (--neg, CDNA3 FP64 only) moves no data: the layout stays the plain one.
 json: lanes[lane][item] lists the [block, row, col] elements each slot feeds.
 csv: one row per slot; a slot feeding several elements lists them `;`-separated.
 
@@ -67,7 +80,9 @@ Examples:
   mfma layout f32_32x32x8bf16_1k --operand a --format csv
   mfma layout f32_16x16x4f16 --operand a --cbsz 2 --abid 3 --format json
   mfma layout f32_16x16x16f16 --operand b --blgp 4
-  mfma layout f64_16x16x4f64 --operand d --format svg > f64-d.svg"
+  mfma layout f64_16x16x4f64 --operand d --format svg > f64-d.svg
+  mfma layout f32_32x32x16_fp8_bf8 --arch cdna3 --operand b
+  mfma layout cdna3::f64_16x16x4f64 --operand a --neg a,c"
     )]
     Layout {
         /// Builtin name.
@@ -88,7 +103,8 @@ Examples:
         after_help = "Examples:
   mfma lookup f32_32x32x8bf16_1k --operand c --element 0,5,7
   mfma lookup f32_32x32x8bf16_1k --operand a --slot 37,2
-  mfma lookup f32_4x4x4f16 --operand a --slot 5,0 --cbsz 2 --abid 1 --format json"
+  mfma lookup f32_4x4x4f16 --operand a --slot 5,0 --cbsz 2 --abid 1 --format json
+  mfma lookup cdna3::f32_16x16x32_fp8_fp8 --operand a --element 3,17"
     )]
     Lookup {
         /// Builtin name.
@@ -96,7 +112,8 @@ Examples:
         /// Operand: a, b, c or d.
         #[arg(long, short = 'o')]
         operand: String,
-        /// Element as BLOCK,ROW,COL: (block, i, k) for A, (block, k, j) for B, (block, i, j) for C/D.
+        /// Element as BLOCK,ROW,COL: (block, i, k) for A, (block, k, j) for B, (block, i, j)
+        /// for C/D; ROW,COL is enough for a 1-block builtin.
         #[arg(long, value_name = "BLOCK,ROW,COL", allow_hyphen_values = true)]
         element: Option<String>,
         /// Register slot as LANE,ITEM.
@@ -111,16 +128,18 @@ Examples:
 
     /// Runs test vectors through the software path and prints D.
     #[command(
-        after_help = "The input holds a top-level `vectors` list; each vector has `id`,
-`instruction`, and `A`, `B`, `C` as row-major lists of fixed-width hex bit
-patterns of ONE block (4 digits f16/bf16, 2 i8, 8 f32/i32, 16 f64). Optional
-`M`, `N`, `K` must match the builtin; other fields are ignored. The block is
-loaded into every block of the instruction. Output: one JSON object
-{\"results\": [{\"id\": ..., \"D\": [hex, ...]}, ...]}.
+        after_help = "The input holds a top-level `vectors` list and optionally `arch` (cdna2 or
+cdna3; default cdna2, or --arch), the architecture whose instructions the names
+mean. Each vector has `id`, `instruction`, and `A`, `B`, `C` as row-major lists
+of fixed-width hex bit patterns of ONE block (2 digits fp8/bf8/i8, 4 f16/bf16,
+8 f32/xf32/i32, 16 f64). Optional `M`, `N`, `K` must match the builtin; other
+fields are ignored. The block is loaded into every block of the instruction.
+Output: one JSON object {\"results\": [{\"id\": ..., \"D\": [hex, ...]}, ...]}.
 
 Examples:
   mfma run --input ../shared/vectors/cdna2-numerics.json
-  mfma run --input mine.json > results.json"
+  mfma run --input ../shared/vectors/cdna3-numerics.json
+  mfma run --arch cdna3 --input mine.json > results.json"
     )]
     Run {
         /// JSON file of vectors.
@@ -130,10 +149,13 @@ Examples:
 
     /// Writes the SVG layout picture of every builtin and operand.
     #[command(
-        after_help = "Files are named NAME-OPERAND.svg (for example f32_4x4x4f16-c.svg).
+        after_help = "Without --arch, pictures of every architecture are written. A CDNA2
+picture is named NAME-OPERAND.svg (f32_4x4x4f16-c.svg), as bare names mean CDNA2;
+any other architecture's carries its name in front: cdna3-f32_4x4x4f16-c.svg.
 
 Examples:
-  mfma pictures --out pictures/"
+  mfma pictures --out pictures/
+  mfma pictures --arch cdna3 --out pictures/"
     )]
     Pictures {
         /// Directory to write to (created if missing).
@@ -142,9 +164,9 @@ Examples:
     },
 }
 
-/// The three modifiers, as given (validated against the builtin later, so
-/// that the message names the builtin and the broken rule).
-#[derive(Args, Debug, Clone, Copy)]
+/// The modifiers, as given (validated against the builtin later, so that
+/// the message names the builtin and the broken rule).
+#[derive(Args, Debug, Clone)]
 pub struct ModifierArgs {
     /// Broadcast size: log2 of the group of blocks sharing one A block.
     #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
@@ -155,6 +177,9 @@ pub struct ModifierArgs {
     /// B lane-group pattern (0..=7).
     #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
     pub blgp: i64,
+    /// Operands to negate, comma-separated (a,b,c): CDNA3 FP64 only. Moves no data.
+    #[arg(long, value_name = "a,b,c")]
+    pub neg: Option<String>,
 }
 
 /// Formats of `list` and `info`.

@@ -1,11 +1,15 @@
 //! The C (HIP) signature of a builtin with the seed document's vector type
-//! aliases (`v16float`, `v4bfloat`, ...), derived from element type and count.
+//! aliases (`v16float`, `v4bfloat`, ...), derived from the LLVM operand
+//! types of the spec: the builtin's C types are those types spelt in C, so
+//! packed operands come out right without a rule per element type (eight
+//! fp8 or i8 in an `i64` are a `long`, four i8 in an `i32` an `int`, xf32
+//! pairs a `<2 x float>`).
 
-use mfma_spec::{Builtin, ElemType, Operand};
+use mfma_spec::{BlgpBits, Builtin, ElemType, LlvmScalar, Operand};
 
 /// A C type for one operand: a scalar or a named `ext_vector_type` alias.
 pub struct CType {
-    /// `float`, `v4half`, `v32int`, ...
+    /// `float`, `v4half`, `v32int`, `long`, ...
     pub name: String,
     /// The alias declaration, for vector types.
     pub declaration: Option<String>,
@@ -13,33 +17,28 @@ pub struct CType {
 
 /// The type of operand `op` of `b` as the builtin takes it.
 pub fn operand_type(b: &Builtin, op: Operand) -> CType {
-    let elem = b.elem(op);
-    let count = b.per_lane(op);
-    // i8 inputs travel packed in whole ints; every other type is its own lane element.
-    let (scalar, kind, count) = match elem {
-        ElemType::I8 if count * 8 == 64 => ("long", "long", 1),
-        ElemType::I8 => ("int", "int", count * elem.bits() as usize / 32),
-        ElemType::F32 => (elem.c_type(), "float", count),
-        ElemType::F64 => (elem.c_type(), "double", count),
-        ElemType::F16 => (elem.c_type(), "half", count),
-        ElemType::Bf16 => (elem.c_type(), "bfloat", count),
-        ElemType::I32 => (elem.c_type(), "int", count),
-        // Packed 8-bit floats travel as one `long` (8 per lane); xf32 as floats.
-        ElemType::Fp8 | ElemType::Bf8 => ("long", "long", count * elem.bits() as usize / 64),
-        ElemType::Xf32 => ("float", "float", count),
+    let t = b.llvm_type(op);
+    let bf16 = b.elem(op) == ElemType::Bf16;
+    // (C scalar, alias word); HIP passes bf16 as 16-bit integers, which the
+    // seed's aliases call `bfloat`.
+    let (scalar, kind) = match t.scalar {
+        LlvmScalar::Half => ("_Float16", "half"),
+        LlvmScalar::Float => ("float", "float"),
+        LlvmScalar::Double => ("double", "double"),
+        LlvmScalar::I16 if bf16 => ("short", "bfloat"),
+        LlvmScalar::I16 => ("short", "short"),
+        LlvmScalar::I32 => ("int", "int"),
+        LlvmScalar::I64 => ("long", "long"),
     };
-    if count == 1 {
+    if t.lanes == 1 {
         return CType {
             name: scalar.to_string(),
             declaration: None,
         };
     }
+    let count = t.lanes;
     let name = format!("v{count}{kind}");
-    let note = if elem == ElemType::Bf16 {
-        "  // bf16 storage"
-    } else {
-        ""
-    };
+    let note = if bf16 { "  // bf16 storage" } else { "" };
     CType {
         declaration: Some(format!(
             "using {name} = {scalar} [[clang::ext_vector_type({count})]];{note}"
@@ -48,12 +47,18 @@ pub fn operand_type(b: &Builtin, op: Operand) -> CType {
     }
 }
 
-/// `v16float __builtin_amdgcn_mfma_...(v4bfloat a, v4bfloat b, v16float c, int cbsz, int abid, int blgp)`.
+/// `v16float __builtin_amdgcn_mfma_...(v4bfloat a, v4bfloat b, v16float c, int cbsz, int abid, int blgp)`;
+/// the last immediate is called `neg` where its bits are negation flags.
 pub fn signature(b: &Builtin) -> String {
-    let ab = operand_type(b, Operand::A).name;
+    let a = operand_type(b, Operand::A).name;
+    let bt = operand_type(b, Operand::B).name;
     let cd = operand_type(b, Operand::C).name;
+    let last = match b.blgp {
+        BlgpBits::Negate => "neg",
+        BlgpBits::Pattern | BlgpBits::Unused => "blgp",
+    };
     format!(
-        "{cd} {}{}({ab} a, {ab} b, {cd} c, int cbsz, int abid, int blgp)",
+        "{cd} {}{}({a} a, {bt} b, {cd} c, int cbsz, int abid, int {last})",
         Builtin::HIP_PREFIX,
         b.name
     )
@@ -62,7 +67,7 @@ pub fn signature(b: &Builtin) -> String {
 /// The alias declarations the signature needs, A/B first, without repeats.
 pub fn declarations(b: &Builtin) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for op in [Operand::A, Operand::C] {
+    for op in [Operand::A, Operand::B, Operand::C] {
         if let Some(d) = operand_type(b, op).declaration {
             if !out.contains(&d) {
                 out.push(d);

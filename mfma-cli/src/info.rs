@@ -1,13 +1,16 @@
 //! `mfma info NAME`: the table row of one builtin plus what follows from it.
 
 use crate::args::TableFormat;
+use crate::arith::arithmetic;
 use crate::csig;
 use crate::error::Result;
+use crate::explain;
 use crate::formula::formula;
 use crate::list::{range, Row};
-use crate::resolve;
+use crate::modifiers;
+use crate::resolve::{self, ArchChoice};
 use crate::text;
-use mfma_spec::{Arith, Builtin, Dest, Operand};
+use mfma_spec::{Arch, BlgpBits, Builtin, Dest, Modifier, Operand};
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -16,17 +19,34 @@ struct Info {
     row: Row,
     hip_builtin: String,
     llvm_intrinsic: &'static str,
+    /// One lane's operand types as LLVM declares them (`<4 x i16>`, `i64`).
+    llvm_types: PerOperand<String>,
     isa: &'static str,
+    /// LLVM target CPUs a code object for this builtin is built for.
+    targets: &'static [&'static str],
+    products: &'static str,
     c_signature: String,
     c_types: Vec<String>,
     vgprs: PerOperand<usize>,
     ops: u64,
     cycles: u32,
     peak_ops_per_cu_per_cycle: u64,
+    /// `null` both where co-execution is unsupported and where AMD does not
+    /// publish it: `valu_coexec_published` tells which.
     valu_coexec_cycles: Option<u32>,
+    valu_coexec_published: bool,
+    /// What each modifier the builtin takes does (broadcast, lane
+    /// patterns, negation), one sentence a line.
+    modifier_rules: Vec<Rule>,
     arithmetic: String,
     accumulator_layout: String,
     layouts: PerOperand<LayoutInfo>,
+}
+
+#[derive(Serialize)]
+struct Rule {
+    topic: &'static str,
+    text: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -57,42 +77,16 @@ struct LayoutInfo {
     item: String,
 }
 
-fn arithmetic(b: &Builtin) -> String {
-    match b.arith {
-        Arith::ChainedFma => format!(
-            "chained fused multiply-adds in {}, k ascending, IEEE round-to-nearest-even, subnormals kept",
-            b.cd.name()
-        ),
-        Arith::GroupedSum { group } => format!(
-            "products summed in pairwise trees of {group} consecutive k, each tree added to the {} \
-             accumulator, flush-to-zero at every step",
-            b.cd.name()
-        ),
-        Arith::TruncatedDot { group } => format!(
-            "each group of {group} consecutive k one step: exact products truncated at the \
-             largest product's exponent (24 bits), summed exactly, added to the floored {} \
-             accumulator, floored and rounded once to nearest even; no flush to zero",
-            b.cd.name()
-        ),
-        Arith::SplitTruncatedDot { group } => format!(
-            "each group of {group} consecutive k one step: exact products, the even and the odd k \
-             truncated and summed apart at their own largest exponent, added, then added to the \
-             {} accumulator (dropped when 25 binades smaller), floored and rounded once",
-            b.cd.name()
-        ),
-        Arith::WrappingInt => format!(
-            "exact products summed into {} with two's complement wrap-around",
-            b.cd.name()
-        ),
-    }
-}
-
 fn gather(b: &'static Builtin) -> Info {
+    let arch = mfma_spec::arch_of(b);
     Info {
         row: Row::of(b),
         hip_builtin: format!("{}{}", Builtin::HIP_PREFIX, b.name),
         llvm_intrinsic: b.llvm_intrinsic,
+        llvm_types: PerOperand::new(|op| b.llvm_type(op).to_string()),
         isa: b.isa,
+        targets: arch.targets,
+        products: arch.products,
         c_signature: csig::signature(b),
         c_types: csig::declarations(b),
         vgprs: PerOperand::new(|op| b.vgprs(op)),
@@ -100,6 +94,11 @@ fn gather(b: &'static Builtin) -> Info {
         cycles: b.cycles,
         peak_ops_per_cu_per_cycle: b.ops_per_cycle(),
         valu_coexec_cycles: b.valu_coexec,
+        valu_coexec_published: arch.valu_coexec_published,
+        modifier_rules: explain::rules(b)
+            .into_iter()
+            .map(|(topic, text)| Rule { topic, text })
+            .collect(),
         arithmetic: arithmetic(b),
         accumulator_layout: format!("{:?}", b.acc),
         layouts: PerOperand::new(|op| {
@@ -115,14 +114,68 @@ fn gather(b: &'static Builtin) -> Info {
     }
 }
 
-fn as_text(i: &Info) -> String {
+/// The modifier lines: each modifier's legal values (neg only where the
+/// architecture has it), the kinds taken with the number of combinations,
+/// then what each one does.
+fn modifier_lines(b: &Builtin, arch: &Arch, i: &Info) -> Vec<(String, String)> {
+    let al = &i.row.modifiers;
+    let blgp = match b.blgp {
+        BlgpBits::Negate => format!("{} (its bits are the neg flags)", range(al.blgp_max)),
+        BlgpBits::Pattern | BlgpBits::Unused => range(al.blgp_max),
+    };
+    let mut lines = vec![
+        ("cbsz".to_string(), range(al.cbsz_max)),
+        ("abid".to_string(), al.abid_text()),
+        ("blgp".to_string(), blgp),
+    ];
+    if Modifier::Neg.in_arch(arch) {
+        let neg = if al.neg_max == 0 {
+            "none".to_string()
+        } else {
+            let all = modifiers::negated(mfma_spec::Modifiers::NONE.with_neg(al.neg_max));
+            format!("[{}] (any subset)", all.join(", "))
+        };
+        lines.push(("neg".into(), neg));
+    }
+    let imm = modifiers::immediates(b);
+    let taken = if al.kinds.is_empty() {
+        format!("none: {imm} must be all 0")
+    } else {
+        format!(
+            "takes {}: {} legal {imm} combination(s)",
+            al.kinds.join(", "),
+            al.combinations
+        )
+    };
+    lines.push(("modifiers".into(), taken));
+    for rule in &i.modifier_rules {
+        for (n, text) in rule.text.iter().enumerate() {
+            let label = if n == 0 { rule.topic } else { "" };
+            lines.push((label.into(), text.clone()));
+        }
+    }
+    lines
+}
+
+fn as_text(b: &Builtin, i: &Info) -> String {
+    let arch = mfma_spec::arch_of(b);
     let r = &i.row;
-    let al = &r.modifiers;
     let plural = if r.blocks == 1 { "" } else { "s" };
+    let t = &i.llvm_types;
+    let llvm_ab = if t.a == t.b {
+        format!("A, B {}", t.a)
+    } else {
+        format!("A {}, B {}", t.a, t.b)
+    };
     let mut lines: Vec<(String, String)> = vec![
         ("HIP builtin".into(), i.hip_builtin.clone()),
         ("LLVM intrinsic".into(), i.llvm_intrinsic.into()),
+        ("LLVM operands".into(), format!("{llvm_ab}; C, D {}", t.c)),
         ("ISA mnemonic".into(), i.isa.into()),
+        (
+            "targets".into(),
+            format!("{}: {}", arch.targets.join(", "), arch.products),
+        ),
         ("C signature".into(), i.c_signature.clone()),
     ];
     for d in &i.c_types {
@@ -141,8 +194,8 @@ fn as_text(i: &Info) -> String {
             format!("{ty} {rows}x{cols} a block, {per} per lane in {vgprs} VGPR(s)"),
         )
     };
-    lines.push(operand("A", r.ab_type, r.m, r.k, r.ab_per_lane, i.vgprs.a));
-    lines.push(operand("B", r.ab_type, r.k, r.n, r.ab_per_lane, i.vgprs.b));
+    lines.push(operand("A", r.a_type, r.m, r.k, r.ab_per_lane, i.vgprs.a));
+    lines.push(operand("B", r.b_type, r.k, r.n, r.ab_per_lane, i.vgprs.b));
     lines.push(operand(
         "C, D",
         r.cd_type,
@@ -161,26 +214,11 @@ fn as_text(i: &Info) -> String {
         "VALU co-execution".into(),
         match i.valu_coexec_cycles {
             Some(c) => format!("{c} cycles"),
+            None if !i.valu_coexec_published => format!("not published for {}", arch.title),
             None => "not supported".into(),
         },
     ));
-    lines.push(("cbsz".into(), range(al.cbsz_max)));
-    lines.push((
-        "abid".into(),
-        if al.abid_max == 0 {
-            "0".into()
-        } else {
-            format!("0..={} (below 2^cbsz)", al.abid_max)
-        },
-    ));
-    lines.push(("blgp".into(), range(al.blgp_max)));
-    lines.push((
-        "modifiers".into(),
-        format!(
-            "{} legal (cbsz, abid, blgp) combination(s)",
-            al.combinations
-        ),
-    ));
+    lines.extend(modifier_lines(b, arch, i));
     lines.push(("arithmetic".into(), i.arithmetic.clone()));
     let layouts = [
         ("layout A", &i.layouts.a),
@@ -206,10 +244,11 @@ fn as_text(i: &Info) -> String {
 }
 
 /// Runs `mfma info`.
-pub fn run(name: &str, format: TableFormat) -> Result<()> {
-    let info = gather(resolve::builtin(name)?);
+pub fn run(name: &str, format: TableFormat, arch: ArchChoice) -> Result<()> {
+    let b = resolve::builtin(name, arch)?;
+    let info = gather(b);
     text::emit(&match format {
         TableFormat::Json => text::json_pretty(&info),
-        TableFormat::Table => as_text(&info),
+        TableFormat::Table => as_text(b, &info),
     })
 }

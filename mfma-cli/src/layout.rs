@@ -3,7 +3,9 @@
 
 use crate::args::{LayoutFormat, ModifierArgs};
 use crate::error::Result;
-use crate::resolve;
+use crate::explain;
+use crate::modifiers;
+use crate::resolve::{self, ArchChoice};
 use crate::svg;
 use crate::text;
 use mfma_spec::{Builtin, Coord, Layout, Modifiers, Operand, Slot};
@@ -22,10 +24,10 @@ pub struct View {
 
 impl View {
     /// Resolves and checks the command-line words.
-    pub fn parse(name: &str, operand: &str, m: ModifierArgs) -> Result<Self> {
-        let builtin = resolve::builtin(name)?;
+    pub fn parse(name: &str, operand: &str, m: &ModifierArgs, arch: ArchChoice) -> Result<Self> {
+        let builtin = resolve::builtin(name, arch)?;
         let operand = resolve::operand(operand)?;
-        let modifiers = resolve::modifiers(builtin, m)?;
+        let modifiers = modifiers::parse(builtin, m)?;
         Ok(View {
             builtin,
             operand,
@@ -48,25 +50,38 @@ impl View {
         mfma_spec::source(self.builtin, self.operand, self.modifiers, c)
     }
 
-    /// Whether any modifier is nonzero.
+    /// Whether any modifier is nonzero (negation included: it moves no
+    /// data, but a reader should see it was applied).
     pub fn routed(&self) -> bool {
         self.modifiers != Modifiers::NONE
     }
 
-    /// `cbsz 1, abid 1, blgp 0`.
+    /// `cbsz 1, abid 1, blgp 0` (or `neg [a, c]` in blgp's place where its
+    /// bits are negation flags).
     pub fn modifier_text(&self) -> String {
-        let m = self.modifiers;
-        format!("cbsz {}, abid {}, blgp {}", m.cbsz, m.abid, m.blgp)
+        modifiers::text(self.builtin, self.modifiers)
+    }
+
+    /// What each nonzero modifier does, one sentence each.
+    pub fn modifier_words(&self) -> Vec<String> {
+        explain::all(self.builtin, self.modifiers)
+    }
+
+    /// The builtin as users write it (`cdna3::` in front for CDNA3).
+    pub fn name(&self) -> String {
+        self.builtin.path().to_string()
     }
 
     /// The common start of a JSON answer.
     pub fn header(&self) -> Header {
         Header {
             builtin: self.builtin.name,
+            arch: self.builtin.arch,
             operand: self.operand.name(),
             cbsz: self.modifiers.cbsz,
             abid: self.modifiers.abid,
             blgp: self.modifiers.blgp,
+            neg: modifiers::negated(self.modifiers),
             coords: self.operand.axis_names(),
         }
     }
@@ -81,11 +96,15 @@ impl View {
 /// The fields every JSON answer about one view starts with.
 #[derive(Serialize)]
 pub struct Header {
+    /// The bare name; `arch` says whose.
     builtin: &'static str,
+    arch: &'static str,
     operand: &'static str,
     cbsz: i64,
     abid: i64,
     blgp: i64,
+    /// Negated operands (`["a", "c"]`); they move no data.
+    neg: Vec<&'static str>,
     coords: [&'static str; 3],
 }
 
@@ -146,7 +165,7 @@ fn table(v: &View) -> String {
     let [_, row, col] = v.operand.axis_names();
     let mut out = format!(
         "{} operand {}: {} block(s) of {} x {} ({row} down, {col} across); cell = lane:item",
-        v.builtin.name,
+        v.name(),
         v.operand.name(),
         l.blocks,
         l.rows,
@@ -156,6 +175,10 @@ fn table(v: &View) -> String {
         out.push_str(&format!(" the element reads under {}", v.modifier_text()));
     }
     out.push('\n');
+    for line in v.modifier_words() {
+        out.push_str(&line);
+        out.push('\n');
+    }
     let cell = |c: Coord| {
         let s = v.source(c);
         format!("{}:{}", s.lane, s.item)
@@ -185,8 +208,14 @@ fn table(v: &View) -> String {
 }
 
 /// Runs `mfma layout`.
-pub fn run(name: &str, operand: &str, m: ModifierArgs, format: LayoutFormat) -> Result<()> {
-    let v = View::parse(name, operand, m)?;
+pub fn run(
+    name: &str,
+    operand: &str,
+    m: &ModifierArgs,
+    format: LayoutFormat,
+    arch: ArchChoice,
+) -> Result<()> {
+    let v = View::parse(name, operand, m, arch)?;
     text::emit(&match format {
         LayoutFormat::Table => table(&v),
         LayoutFormat::Csv => csv(&v),

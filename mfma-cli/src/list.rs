@@ -1,9 +1,10 @@
-//! `mfma list`: one line per builtin.
+//! `mfma list`: one line per builtin of an architecture.
 
 use crate::args::TableFormat;
 use crate::error::Result;
+use crate::modifiers;
 use crate::text;
-use mfma_spec::{validate, Builtin, Modifiers, ARCHS};
+use mfma_spec::{validate, Arch, Builtin, Modifier, Modifiers};
 use serde::Serialize;
 
 /// The summary of a builtin that `list` prints and `info` extends.
@@ -21,8 +22,14 @@ pub struct Row {
     pub k: usize,
     /// Independent blocks.
     pub blocks: usize,
-    /// A and B element type.
-    pub ab_type: &'static str,
+    /// The A and B element type; `None` (JSON `null`) where they differ
+    /// (CDNA3's mixed fp8/bf8), so that a script written for same-typed
+    /// builtins cannot read a wrong type for B.
+    pub ab_type: Option<&'static str>,
+    /// A element type.
+    pub a_type: &'static str,
+    /// B element type.
+    pub b_type: &'static str,
     /// A and B elements per lane.
     pub ab_per_lane: usize,
     /// C and D element type.
@@ -36,13 +43,21 @@ pub struct Row {
 /// The legal values of each modifier, as `validate` accepts them.
 #[derive(Serialize)]
 pub struct Allowed {
+    /// The modifiers the builtin takes at all (empty: none).
+    pub kinds: Vec<&'static str>,
+    /// The same, as values.
+    #[serde(skip)]
+    taken: Vec<Modifier>,
     /// Largest legal cbsz (0 where broadcast is unsupported).
     pub cbsz_max: i64,
     /// Largest legal abid, reached with the largest cbsz (abid < 2^cbsz).
     pub abid_max: i64,
     /// Largest legal blgp (0 where the lane pattern is unsupported).
     pub blgp_max: i64,
-    /// Number of legal (cbsz, abid, blgp) triples.
+    /// Largest legal negation mask (7 = a, b and c; 0 where there is none).
+    pub neg_max: i64,
+    /// Number of legal (cbsz, abid, blgp) triples; (cbsz, abid, neg) where
+    /// the blgp bits are negation flags.
     pub combinations: usize,
 }
 
@@ -57,20 +72,58 @@ fn largest(ok: impl Fn(i64) -> bool) -> i64 {
 impl Allowed {
     /// The legal ranges of `b`.
     pub fn of(b: &'static Builtin) -> Self {
-        let ok = |c, a, g| validate(b, Modifiers::new(c, a, g)).is_ok();
-        let cbsz_max = largest(|c| ok(c, 0, 0));
-        let abid_max = largest(|a| ok(cbsz_max, a, 0));
-        let blgp_max = largest(|g| ok(0, 0, g));
+        let ok = |c, a, g, n| validate(b, Modifiers::new(c, a, g).with_neg(n)).is_ok();
+        let cbsz_max = largest(|c| ok(c, 0, 0, 0));
+        let abid_max = largest(|a| ok(cbsz_max, a, 0, 0));
+        let blgp_max = largest(|g| ok(0, 0, g, 0));
+        let neg_max = largest(|n| ok(0, 0, 0, n));
         let pairs = (0..PROBE)
             .flat_map(|c| (0..PROBE).map(move |a| (c, a)))
-            .filter(|&(c, a)| ok(c, a, 0))
+            .filter(|&(c, a)| ok(c, a, 0, 0))
             .count();
-        let patterns = (0..PROBE).filter(|&g| ok(0, 0, g)).count();
+        let patterns = (0..PROBE).filter(|&g| ok(0, 0, g, 0)).count();
+        let negations = (0..PROBE).filter(|&n| ok(0, 0, 0, n)).count();
+        let taken = modifiers::kinds(b);
         Allowed {
+            kinds: taken.iter().map(|m| m.name()).collect(),
+            taken,
             cbsz_max,
             abid_max,
             blgp_max,
-            combinations: pairs * patterns,
+            neg_max,
+            combinations: pairs * patterns * negations,
+        }
+    }
+
+    /// `0..=3 (below 2^cbsz)`: the largest abid and the rule that bounds it.
+    pub fn abid_text(&self) -> String {
+        if self.abid_max == 0 {
+            "0".into()
+        } else {
+            format!("0..={} (below 2^cbsz)", self.abid_max)
+        }
+    }
+
+    /// `cbsz 0..=2, abid 0..=3 (below 2^cbsz), blgp 0..=7`, `neg [a, b, c]`,
+    /// or `none`: the modifiers taken and their legal values.
+    pub fn summary(&self) -> String {
+        let parts: Vec<String> = self
+            .taken
+            .iter()
+            .map(|kind| match kind {
+                Modifier::Cbsz => format!("cbsz {}", range(self.cbsz_max)),
+                Modifier::Abid => format!("abid {}", self.abid_text()),
+                Modifier::Blgp => format!("blgp {}", range(self.blgp_max)),
+                Modifier::Neg => {
+                    let all = Modifiers::NONE.with_neg(self.neg_max);
+                    format!("{} (any subset)", modifiers::neg_text(all))
+                }
+            })
+            .collect();
+        if parts.is_empty() {
+            "none".into()
+        } else {
+            parts.join(", ")
         }
     }
 }
@@ -80,28 +133,28 @@ impl Row {
     pub fn of(b: &'static Builtin) -> Self {
         Row {
             name: b.name,
-            arch: arch_of(b),
+            arch: b.arch,
             m: b.m,
             n: b.n,
             k: b.k,
             blocks: b.blocks,
-            ab_type: b.a_type.name(),
+            ab_type: (b.a_type == b.b_type).then_some(b.a_type.name()),
+            a_type: b.a_type.name(),
+            b_type: b.b_type.name(),
             ab_per_lane: b.ab_per_lane,
             cd_type: b.cd.name(),
             cd_per_lane: b.cd_per_lane,
             modifiers: Allowed::of(b),
         }
     }
-}
 
-/// The architecture whose table holds `b`.
-pub fn arch_of(b: &Builtin) -> &'static str {
-    b.arch
-}
-
-/// Every builtin of every architecture, in table order.
-pub fn all() -> impl Iterator<Item = &'static Builtin> {
-    ARCHS.iter().flat_map(|a| a.builtins.iter())
+    /// `f16`, or `fp8,bf8` (A's type, then B's) where they differ.
+    pub fn ab_text(&self) -> String {
+        match self.ab_type {
+            Some(t) => t.to_string(),
+            None => format!("{},{}", self.a_type, self.b_type),
+        }
+    }
 }
 
 /// `0..=max`, or `0` alone.
@@ -113,9 +166,14 @@ pub fn range(max: i64) -> String {
     }
 }
 
+/// `CDNA3 (gfx942; MI300 (MI300A, MI300X, MI325X))`.
+pub fn arch_title(a: &Arch) -> String {
+    format!("{} ({}; {})", a.title, a.targets.join(", "), a.products)
+}
+
 /// Runs `mfma list`.
-pub fn run(format: TableFormat) -> Result<()> {
-    let rows: Vec<Row> = all().map(Row::of).collect();
+pub fn run(arch: &'static Arch, format: TableFormat) -> Result<()> {
+    let rows: Vec<Row> = arch.builtins.iter().map(Row::of).collect();
     let out = match format {
         TableFormat::Json => text::json_pretty(&rows),
         TableFormat::Table => {
@@ -126,27 +184,29 @@ pub fn run(format: TableFormat) -> Result<()> {
                         r.name.to_string(),
                         format!("{}x{}x{}", r.m, r.n, r.k),
                         r.blocks.to_string(),
-                        format!("{} x{}", r.ab_type, r.ab_per_lane),
+                        format!("{} x{}", r.ab_text(), r.ab_per_lane),
                         format!("{} x{}", r.cd_type, r.cd_per_lane),
-                        range(r.modifiers.cbsz_max),
-                        range(r.modifiers.abid_max),
-                        range(r.modifiers.blgp_max),
+                        r.modifiers.summary(),
                     ]
                 })
                 .collect();
-            text::table(
-                &[
-                    "builtin",
-                    "MxNxK",
-                    "blocks",
-                    "A,B per lane",
-                    "C,D per lane",
-                    "cbsz",
-                    "abid",
-                    "blgp",
-                ],
-                &cells,
-            )
+            let title = format!(
+                "{}: {} dense MFMA builtins\n\n",
+                arch_title(arch),
+                rows.len()
+            );
+            title
+                + &text::table(
+                    &[
+                        "builtin",
+                        "MxNxK",
+                        "blocks",
+                        "A,B per lane",
+                        "C,D per lane",
+                        "modifiers",
+                    ],
+                    &cells,
+                )
         }
     };
     text::emit(&out)

@@ -1,9 +1,10 @@
 //! `mfma lookup`: element → slot, or slot → element(s), under modifiers.
 
 use crate::args::{ModifierArgs, TextFormat};
+use crate::coords;
 use crate::error::Result;
 use crate::layout::{Header, View};
-use crate::resolve;
+use crate::resolve::ArchChoice;
 use crate::text;
 use mfma_spec::{Coord, Operand, Slot};
 use serde::Serialize;
@@ -84,7 +85,7 @@ fn by_element(v: &View, c: Coord, format: TextFormat) -> String {
             };
             format!(
                 "{} operand {}: element {} reads lane {}, item {} ({}){via}\n",
-                v.builtin.name,
+                v.name(),
                 v.operand.name(),
                 describe(v.operand, c),
                 s.lane,
@@ -106,7 +107,7 @@ fn by_slot(v: &View, s: Slot, format: TextFormat) -> String {
         TextFormat::Text => {
             let head = format!(
                 "{} operand {}: lane {}, item {} ({})",
-                v.builtin.name,
+                v.name(),
                 v.operand.name(),
                 s.lane,
                 s.item,
@@ -138,13 +139,14 @@ pub fn run(
     operand: &str,
     element: Option<&str>,
     slot: Option<&str>,
-    m: ModifierArgs,
+    m: &ModifierArgs,
     format: TextFormat,
+    arch: ArchChoice,
 ) -> Result<()> {
-    let v = View::parse(name, operand, m)?;
+    let v = View::parse(name, operand, m, arch)?;
     let out = match (element, slot) {
-        (Some(e), _) => by_element(&v, resolve::element(v.builtin, v.operand, e)?, format),
-        (None, Some(s)) => by_slot(&v, resolve::slot(v.builtin, v.operand, s)?, format),
+        (Some(e), _) => by_element(&v, coords::element(v.builtin, v.operand, e)?, format),
+        (None, Some(s)) => by_slot(&v, coords::slot(v.builtin, v.operand, s)?, format),
         (None, None) => unreachable!("clap requires --element or --slot"),
     };
     text::emit(&out)

@@ -1,18 +1,79 @@
-//! Turning command-line words into spec values, with the messages users see
-//! when a word is wrong. Every such failure is an [`Error`] (exit status 2).
+//! Turning command-line words into spec values: the architecture, builtin
+//! names and operands, with the messages users see when a word is wrong.
+//! Every such failure is an [`Error`] (exit status 2). Unknown names and
+//! architectures get `mfma_spec`'s own messages, as `mfma!` does.
 
-use crate::args::ModifierArgs;
 use crate::error::{Error, Result};
-use mfma_spec::{Builtin, Coord, Layout, Modifiers, Operand, Slot};
+use mfma_spec::{Arch, Builtin, LookupError, Operand, ARCHS};
 
-/// The builtin called `name` (any accepted spelling), or a suggestion.
-pub fn builtin(name: &str) -> Result<&'static Builtin> {
-    mfma_spec::find(name).ok_or_else(|| {
-        Error::new(format!(
-            "unknown builtin `{name}`: did you mean `{}`?",
-            mfma_spec::closest(name).name
-        ))
-    })
+/// The architecture a command works on, and who chose it: a name's own
+/// `arch::` prefix may only agree with a choice the user made.
+#[derive(Clone, Copy, Debug)]
+pub struct ArchChoice {
+    /// The architecture.
+    pub arch: &'static Arch,
+    /// Who chose it (`--arch cdna2`, the input's `arch`), `None` for the
+    /// default: a prefix then overrides it silently.
+    pub chosen_by: Option<&'static str>,
+}
+
+impl ArchChoice {
+    /// The default architecture (bare names mean it).
+    pub fn default_arch() -> Self {
+        ArchChoice {
+            arch: ARCHS[0],
+            chosen_by: None,
+        }
+    }
+
+    /// The architecture called `name`, chosen by `who`; an unknown name
+    /// lists the known ones.
+    pub fn named(name: &str, who: &'static str) -> Result<Self> {
+        let arch = mfma_spec::arch(name)
+            .ok_or_else(|| Error::new(LookupError::UnknownArch { given: name }.to_string()))?;
+        Ok(ArchChoice {
+            arch,
+            chosen_by: Some(who),
+        })
+    }
+
+    /// `--arch` as given on the command line.
+    pub fn from_flag(flag: Option<&str>) -> Result<Self> {
+        match flag {
+            None => Ok(Self::default_arch()),
+            Some(name) => Self::named(name, "--arch"),
+        }
+    }
+}
+
+/// The builtin called `name` (bare, HIP or ISA spelling, optionally with an
+/// `arch::` prefix) in the architecture `choice` names. An explicit prefix
+/// wins over the default; one that contradicts a chosen architecture is an
+/// error rather than a guess.
+pub fn builtin(name: &str, choice: ArchChoice) -> Result<&'static Builtin> {
+    let (prefix, bare) = mfma_spec::split_arch(name);
+    let arch = match prefix {
+        None => choice.arch,
+        Some(given) => {
+            let named = mfma_spec::arch(given)
+                .ok_or_else(|| Error::new(LookupError::UnknownArch { given }.to_string()))?;
+            if let Some(who) = choice
+                .chosen_by
+                .filter(|_| !std::ptr::eq(named, choice.arch))
+            {
+                return Err(Error::new(format!(
+                    "`{name}` names a {} builtin but {who} asks for {} ({}): \
+                     drop the prefix or change {who}",
+                    named.title, choice.arch.title, choice.arch.name
+                )));
+            }
+            named
+        }
+    };
+    // The spec resolves `arch::bare`; its error names the architecture
+    // searched and, for another architecture's name, what this one has instead.
+    let qualified = format!("{}::{bare}", arch.name);
+    mfma_spec::lookup(&qualified).map_err(|e| Error::new(e.to_string()))
 }
 
 /// Operand `a`, `b`, `c` or `d`.
@@ -22,70 +83,4 @@ pub fn operand(name: &str) -> Result<Operand> {
             "unknown operand `{name}`: expected one of a, b, c, d"
         ))
     })
-}
-
-/// The modifiers, checked by the same rules (and with the same messages) as `mfma!`.
-pub fn modifiers(b: &'static Builtin, m: ModifierArgs) -> Result<Modifiers> {
-    let m = Modifiers::new(m.cbsz, m.abid, m.blgp);
-    mfma_spec::validate(b, m).map_err(|e| Error::new(e.to_string()))?;
-    Ok(m)
-}
-
-/// `N,N,...` with exactly `n` non-negative integers.
-fn numbers(text: &str, what: &str, n: usize) -> Result<Vec<usize>> {
-    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
-    let bad = || {
-        Error::new(format!(
-            "bad {what} `{text}`: expected {n} comma-separated non-negative integers"
-        ))
-    };
-    if parts.len() != n {
-        return Err(bad());
-    }
-    parts.iter().map(|p| p.parse().map_err(|_| bad())).collect()
-}
-
-/// An element `BLOCK,ROW,COL` of operand `op`, which must lie in its matrices.
-pub fn element(b: &Builtin, op: Operand, text: &str) -> Result<Coord> {
-    let v = numbers(text, "element", 3)?;
-    let c = Coord::new(v[0], v[1], v[2]);
-    let l = b.layout(op);
-    if l.contains(c) {
-        return Ok(c);
-    }
-    let [blk, row, col] = op.axis_names();
-    Err(Error::new(format!(
-        "element ({blk} {}, {row} {}, {col} {}) is out of range for {} operand {}: \
-         it needs {blk} < {}, {row} < {}, {col} < {}",
-        c.block,
-        c.row,
-        c.col,
-        b.name,
-        op.name(),
-        l.blocks,
-        l.rows,
-        l.cols
-    )))
-}
-
-/// A register slot `LANE,ITEM` of operand `op`, which must exist.
-pub fn slot(b: &Builtin, op: Operand, text: &str) -> Result<Slot> {
-    let v = numbers(text, "slot", 2)?;
-    let s = Slot {
-        lane: v[0],
-        item: v[1],
-    };
-    let l: &Layout = b.layout(op);
-    if s.lane < l.lanes && s.item < l.items {
-        return Ok(s);
-    }
-    Err(Error::new(format!(
-        "slot (lane {}, item {}) is out of range for {} operand {}: it needs lane < {}, item < {}",
-        s.lane,
-        s.item,
-        b.name,
-        op.name(),
-        l.lanes,
-        l.items
-    )))
 }

@@ -1,9 +1,10 @@
 //! `mfma run`: test vectors through the real software path — matrices to
 //! fragments (`Fragment::from_fn`), `mfma_core::execute`, fragments back to
-//! matrices — dispatched by name with `mfma_core::cdna2::visit`.
+//! matrices — dispatched by qualified name (`cdna3::NAME`) with
+//! `mfma_core::visit`, so each architecture's own arithmetic runs.
 
 use crate::error::{Error, Result};
-use crate::resolve;
+use crate::resolve::{self, ArchChoice};
 use crate::text;
 use mfma_core::{execute, Acc, Element, FragA, FragB, Instr, Visit};
 use mfma_spec::{Builtin, Coord, ElemType, Layout};
@@ -105,16 +106,17 @@ fn check_dim(v: &Value, field: &str, want: usize, b: &Builtin) -> Result<()> {
         Some(x) if x.as_u64() == Some(want as u64) => Ok(()),
         Some(x) => Err(Error::new(format!(
             "`{field}` is {x} but {} has {field} = {want}",
-            b.name
+            b.path()
         ))),
     }
 }
 
-fn one(v: &Value) -> Result<Outcome> {
+fn one(v: &Value, arch: ArchChoice) -> Result<Outcome> {
     let b = resolve::builtin(
         v.get("instruction")
             .and_then(Value::as_str)
             .ok_or_else(|| Error::new("missing string field `instruction`"))?,
+        arch,
     )?;
     check_dim(v, "M", b.m, b)?;
     check_dim(v, "N", b.n, b)?;
@@ -122,15 +124,15 @@ fn one(v: &Value) -> Result<Outcome> {
     let a = matrix(v, "A", b.a_type, b.m * b.k, "M*K")?;
     let bm = matrix(v, "B", b.b_type, b.k * b.n, "K*N")?;
     let c = matrix(v, "C", b.cd, b.m * b.n, "M*N")?;
-    let blocks = mfma_core::cdna2::visit(
-        b.name,
+    let blocks = mfma_core::visit(
+        &b.path().to_string(),
         Exec {
             a: &a,
             b: &bm,
             c: &c,
         },
     )
-    .ok_or_else(|| Error::new(format!("no software path for {}", b.name)))?;
+    .ok_or_else(|| Error::new(format!("no software path for {}", b.path())))?;
     let width = hex_digits(b.cd);
     let d = blocks[0].iter().map(|x| format!("{x:0width$x}")).collect();
     let differ: Vec<usize> = (1..blocks.len())
@@ -149,8 +151,27 @@ fn one(v: &Value) -> Result<Outcome> {
     })
 }
 
+/// The architecture the vectors' names mean: the input's top-level `arch`
+/// (which `--arch`, if given, must agree with), else `--arch`'s choice.
+fn arch_of_input(doc: &Value, flag: ArchChoice) -> Result<ArchChoice> {
+    let Some(given) = doc.get("arch") else {
+        return Ok(flag);
+    };
+    let name = given
+        .as_str()
+        .ok_or_else(|| Error::new(format!("top-level `arch` is {given}, not a string")))?;
+    let file = ArchChoice::named(name, "the input's `arch`")?;
+    match flag.chosen_by {
+        Some(who) if !std::ptr::eq(flag.arch, file.arch) => Err(Error::new(format!(
+            "the input's `arch` is {} but {who} asks for {}: drop one of them",
+            file.arch.name, flag.arch.name
+        ))),
+        _ => Ok(file),
+    }
+}
+
 /// Runs `mfma run`.
-pub fn run(path: &Path) -> Result<()> {
+pub fn run(path: &Path, flag: ArchChoice) -> Result<()> {
     let shown = path.display();
     let text = std::fs::read_to_string(path)
         .map_err(|e| Error::new(format!("cannot read `{shown}`: {e}")))?;
@@ -160,13 +181,14 @@ pub fn run(path: &Path) -> Result<()> {
         .get("vectors")
         .and_then(Value::as_array)
         .ok_or_else(|| Error::new(format!("`{shown}` has no top-level `vectors` list")))?;
+    let arch = arch_of_input(&doc, flag).map_err(|e| e.context(format!("`{shown}`")))?;
     let mut results = Vec::with_capacity(vectors.len());
     for (n, v) in vectors.iter().enumerate() {
         let id = v
             .get("id")
             .and_then(Value::as_str)
             .ok_or_else(|| Error::new(format!("vector {n}: missing string field `id`")))?;
-        let mut outcome = one(v).map_err(|e| e.context(format!("vector `{id}`")))?;
+        let mut outcome = one(v, arch).map_err(|e| e.context(format!("vector `{id}`")))?;
         outcome.id = id.to_string();
         if let Some(differ) = &outcome.disagreeing_blocks {
             eprintln!(

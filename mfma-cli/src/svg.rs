@@ -65,7 +65,7 @@ pub fn render(v: &View) -> String {
     let _ = writeln!(
         head,
         r#"<text class="t" x="{MARGIN}" y="{y}">{}: operand {upper} ({blk_name}, {row_name}, {col_name})</text>"#,
-        esc(b.name)
+        esc(&v.name())
     );
     y += 20;
     let elem = b.elem(op);
@@ -89,6 +89,7 @@ pub fn render(v: &View) -> String {
             "With {}: each cell shows the slot the hardware reads for that element.",
             v.modifier_text()
         ));
+        lines.extend(v.modifier_words());
     }
     for line in lines {
         longest_line = longest_line.max(line.len());

@@ -1,23 +1,26 @@
 //! `mfma list` and `mfma info`: the table as printed, and the derived
-//! figures checked against formulas stated here (reference 1 and 3, seed).
+//! figures checked against formulas stated here (reference 1 and 3, seed),
+//! for every architecture. `cdna3_facts.rs` checks CDNA3's table itself.
 
 mod common;
 
-use common::{broadcast_pairs, json, ok, shapes, snapshot, strings, Shape};
+use common::{all_shapes, broadcast_pairs, json, ok, snapshot, strings, Shape, ARCHS};
 use serde_json::Value;
 
 fn bits(t: &str) -> usize {
     match t {
         "f64" => 64,
-        "f32" | "i32" => 32,
+        "f32" | "xf32" | "i32" => 32,
         "f16" | "bf16" => 16,
-        "i8" => 8,
+        "i8" | "fp8" | "bf8" => 8,
         _ => panic!("type {t}"),
     }
 }
 
-/// `<out>_<M>x<N>x<K><in>[_1k]`, the naming convention of the seed.
-fn parse_name(name: &str) -> (String, usize, usize, usize, String) {
+/// `<out>_<M>x<N>x<K><in>[_1k]`, the naming convention of the seed, and
+/// CDNA3's `<out>_<M>x<N>x<K>_<A>[_<B>]` (B's type is A's unless named):
+/// (out, M, N, K, A type, B type).
+fn parse_name(name: &str) -> (String, usize, usize, usize, String, String) {
     let (out, rest) = name.split_once('_').unwrap();
     let rest = rest.trim_end_matches("_1k");
     let mut dims = rest.splitn(3, 'x');
@@ -26,43 +29,126 @@ fn parse_name(name: &str) -> (String, usize, usize, usize, String) {
     let kin = dims.next().unwrap();
     let digits = kin.bytes().take_while(u8::is_ascii_digit).count();
     let (k, input) = kin.split_at(digits);
-    (out.into(), m, n, k.parse().unwrap(), input.into())
+    let input = input.trim_start_matches('_');
+    let (a, b) = input.split_once('_').unwrap_or((input, input));
+    (out.into(), m, n, k.parse().unwrap(), a.into(), b.into())
 }
 
 #[test]
 fn list_agrees_with_names_and_lane_counts() {
-    let all = shapes();
-    assert_eq!(all.len(), 27);
-    let mut names: Vec<&str> = all.iter().map(|s| s.name.as_str()).collect();
-    names.sort_unstable();
-    names.dedup();
-    assert_eq!(names.len(), 27, "names are unique");
-    for s in &all {
-        let (out, m, n, k, input) = parse_name(&s.name);
-        assert_eq!((m, n, k), (s.m, s.n, s.k), "{}", s.name);
-        assert_eq!(
-            (out.as_str(), input.as_str()),
-            (s.cd.as_str(), s.ab.as_str())
-        );
-        // 64 lanes hold every element of every block exactly once (reference 2).
-        assert_eq!(64 * s.ab_per_lane, s.blocks * s.m * s.k, "{} A", s.name);
-        assert_eq!(64 * s.cd_per_lane, s.blocks * s.m * s.n, "{} C", s.name);
+    for (arch, count) in ARCHS.into_iter().zip([27, 32]) {
+        let all = common::shapes_of(arch);
+        assert_eq!(all.len(), count, "{arch}");
+        let mut names: Vec<&str> = all.iter().map(|s| s.name.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), count, "{arch}: names are unique");
+        for s in &all {
+            assert_eq!(s.arch, arch);
+            let (out, m, n, k, a, b) = parse_name(&s.name);
+            assert_eq!((m, n, k), (s.m, s.n, s.k), "{}", s.id());
+            assert_eq!([&out, &a, &b], [&s.cd, &s.a, &s.b], "{}", s.id());
+            // 64 lanes hold every element of every block exactly once (reference 2).
+            assert_eq!(64 * s.ab_per_lane, s.blocks * s.m * s.k, "{} A", s.id());
+            assert_eq!(64 * s.cd_per_lane, s.blocks * s.m * s.n, "{} C", s.id());
+        }
     }
 }
 
 #[test]
+fn list_json_names_both_input_types() {
+    for arch in ARCHS {
+        for v in json(&["list", "--arch", arch, "--format", "json"])
+            .as_array()
+            .unwrap()
+        {
+            // `ab_type` is the common type, and null where A and B differ.
+            let same = v["a_type"] == v["b_type"];
+            let want = if same {
+                v["a_type"].clone()
+            } else {
+                Value::Null
+            };
+            assert_eq!(v["ab_type"], want, "{}", v["name"]);
+        }
+    }
+    let mixed = common::shape("cdna3::f32_16x16x32_bf8_fp8");
+    assert_eq!((mixed.a.as_str(), mixed.b.as_str()), ("bf8", "fp8"));
+}
+
+#[test]
 fn list_modifier_ranges_follow_reference_3() {
-    let list = json(&["list", "--format", "json"]);
-    for (v, s) in list.as_array().unwrap().iter().zip(shapes()) {
-        let pairs = broadcast_pairs(&s);
-        let cbsz_max = pairs.iter().map(|p| p.0).max().unwrap();
-        let abid_max = pairs.iter().map(|p| p.1).max().unwrap();
-        let blgp = common::blgp_max(&s);
-        let m = &v["modifiers"];
-        assert_eq!(m["cbsz_max"], cbsz_max, "{}", s.name);
-        assert_eq!(m["abid_max"], abid_max, "{}", s.name);
-        assert_eq!(m["blgp_max"], blgp, "{}", s.name);
-        assert_eq!(m["combinations"], pairs.len() * (blgp + 1), "{}", s.name);
+    for arch in ARCHS {
+        let list = json(&["list", "--arch", arch, "--format", "json"]);
+        for (v, s) in list.as_array().unwrap().iter().zip(common::shapes_of(arch)) {
+            let pairs = broadcast_pairs(&s);
+            let cbsz_max = pairs.iter().map(|p| p.0).max().unwrap();
+            let abid_max = pairs.iter().map(|p| p.1).max().unwrap();
+            let blgp = common::blgp_max(&s);
+            let neg = common::neg_max(&s);
+            let m = &v["modifiers"];
+            assert_eq!(m["cbsz_max"], cbsz_max, "{}", s.id());
+            assert_eq!(m["abid_max"], abid_max, "{}", s.id());
+            assert_eq!(m["blgp_max"], blgp, "{}", s.id());
+            assert_eq!(m["neg_max"], neg, "{}", s.id());
+            assert_eq!(
+                m["combinations"],
+                pairs.len() * (blgp + 1) * (neg + 1),
+                "{}",
+                s.id()
+            );
+            let mut kinds = Vec::new();
+            if cbsz_max > 0 {
+                kinds.extend(["cbsz", "abid"]);
+            }
+            if blgp > 0 {
+                kinds.push("blgp");
+            }
+            if neg > 0 {
+                kinds.push("neg");
+            }
+            assert_eq!(strings(&m["kinds"]), kinds, "{}", s.id());
+        }
+    }
+}
+
+/// The modifiers column of `list`: what each builtin takes, the abid rule,
+/// `none` for those that take nothing.
+#[test]
+fn list_table_states_the_modifiers_in_words() {
+    for arch in ARCHS {
+        let text = ok(&["list", "--arch", arch]);
+        for s in common::shapes_of(arch) {
+            let line = text
+                .lines()
+                .find(|l| l.split_whitespace().next() == Some(s.name.as_str()))
+                .unwrap_or_else(|| panic!("{}: no line", s.id()));
+            let (cbsz, blgp, neg) = (
+                broadcast_pairs(&s).last().unwrap().0,
+                common::blgp_max(&s),
+                common::neg_max(&s),
+            );
+            let want = match (cbsz, blgp, neg) {
+                (0, 0, 0) => "none".to_string(),
+                (0, 7, 0) => "blgp 0..=7".to_string(),
+                (0, 0, 7) => "neg [a, b, c] (any subset)".to_string(),
+                (c, 7, 0) => format!(
+                    "cbsz 0..={c}, abid 0..={} (below 2^cbsz), blgp 0..=7",
+                    (1 << c) - 1
+                ),
+                other => panic!("{}: no such combination {other:?}", s.id()),
+            };
+            assert!(line.ends_with(&format!("  {want}")), "{}: {line}", s.id());
+            let ab = if s.a == s.b {
+                s.a.clone()
+            } else {
+                format!("{},{}", s.a, s.b)
+            };
+            assert!(
+                line.contains(&format!("  {ab} x{}  ", s.ab_per_lane)),
+                "{line}"
+            );
+        }
     }
 }
 
@@ -85,38 +171,37 @@ fn alias(t: &str, count: usize) -> String {
 }
 
 fn info(s: &Shape) -> Value {
-    json(&["info", &s.name, "--format", "json"])
+    json(&["info", &s.id(), "--format", "json"])
 }
 
 #[test]
 fn info_derived_figures() {
-    for s in shapes() {
+    for s in all_shapes() {
         let v = info(&s);
         assert_eq!(v["name"], s.name.as_str());
-        assert_eq!(v["arch"], "cdna2");
+        assert_eq!(v["arch"], s.arch.as_str());
         assert_eq!(
             v["hip_builtin"],
             format!("__builtin_amdgcn_mfma_{}", s.name)
         );
-        assert_eq!(v["isa"], format!("v_mfma_{}", s.name));
         assert_eq!(
             v["llvm_intrinsic"],
             format!("llvm.amdgcn.mfma.{}", s.name.replace('_', "."))
         );
         let ops = 2 * s.m * s.n * s.k * s.blocks;
-        assert_eq!(v["ops"], ops, "{}", s.name);
+        assert_eq!(v["ops"], ops, "{}", s.id());
         let cycles = v["cycles"].as_u64().unwrap() as usize;
-        assert_eq!(v["peak_ops_per_cu_per_cycle"], ops / cycles, "{}", s.name);
-        // Reference 1: VALU co-execution is unsupported exactly on FP64.
-        assert_eq!(
-            v["valu_coexec_cycles"].is_null(),
-            s.ab == "f64",
-            "{}",
-            s.name
-        );
+        assert_eq!(v["peak_ops_per_cu_per_cycle"], ops / cycles, "{}", s.id());
+        // CDNA2 reference 1: VALU co-execution is unsupported exactly on
+        // FP64; CDNA3's figures are not published at all.
+        let unknown = s.cdna3() || s.a == "f64";
+        assert_eq!(v["valu_coexec_cycles"].is_null(), unknown, "{}", s.id());
+        assert_eq!(v["valu_coexec_published"], !s.cdna3(), "{}", s.id());
+        let targets = if s.cdna3() { "gfx942" } else { "gfx90a" };
+        assert_eq!(v["targets"], Value::from(vec![targets]), "{}", s.id());
         for (op, per, t) in [
-            ("a", s.ab_per_lane, &s.ab),
-            ("b", s.ab_per_lane, &s.ab),
+            ("a", s.ab_per_lane, &s.a),
+            ("b", s.ab_per_lane, &s.b),
             ("c", s.cd_per_lane, &s.cd),
             ("d", s.cd_per_lane, &s.cd),
         ] {
@@ -124,12 +209,16 @@ fn info_derived_figures() {
                 v["vgprs"][op],
                 (per * bits(t)).div_ceil(32),
                 "{} {op}",
-                s.name
+                s.id()
             );
-            assert_eq!(v["layouts"][op]["items"], per, "{} {op}", s.name);
-            assert_eq!(v["layouts"][op]["lanes"], 64, "{} {op}", s.name);
+            assert_eq!(v["layouts"][op]["items"], per, "{} {op}", s.id());
+            assert_eq!(v["layouts"][op]["lanes"], 64, "{} {op}", s.id());
         }
-        let ab = alias(&s.ab, s.ab_per_lane);
+        if s.cdna3() {
+            continue; // ISA names and C types: cdna3_facts.rs, from the reference table.
+        }
+        assert_eq!(v["isa"], format!("v_mfma_{}", s.name));
+        let ab = alias(&s.a, s.ab_per_lane);
         let cd = alias(&s.cd, s.cd_per_lane);
         assert_eq!(
             v["c_signature"],
@@ -160,7 +249,7 @@ fn info_derived_figures() {
 #[test]
 fn info_layout_formulas_evaluate_to_reference_2() {
     // The printed formulas are plain integer arithmetic; evaluate them at every element.
-    for s in shapes() {
+    for s in all_shapes() {
         let v = info(&s);
         for op in ['a', 'b', 'c'] {
             let l = &v["layouts"][op.to_string()];
@@ -169,7 +258,7 @@ fn info_layout_formulas_evaluate_to_reference_2() {
                 let vars = [("b", e[0]), (names[1], e[1]), (names[2], e[2])];
                 let lane = eval(l["lane"].as_str().unwrap(), &vars);
                 let item = eval(l["item"].as_str().unwrap(), &vars);
-                assert_eq!((lane, item), s.slot(op, e), "{} {op} {e:?}", s.name);
+                assert_eq!((lane, item), s.slot(op, e), "{} {op} {e:?}", s.id());
             }
         }
     }
@@ -248,17 +337,50 @@ fn names_are_accepted_in_every_spelling() {
     for alias in ["__builtin_amdgcn_mfma_f64_4x4x4f64", "v_mfma_f64_4x4x4f64"] {
         assert_eq!(ok(&["info", alias]), bare, "{alias}");
     }
+    assert_eq!(ok(&["info", "cdna2::f64_4x4x4f64"]), bare);
+    assert_eq!(ok(&["info", "f64_4x4x4f64", "--arch", "cdna2"]), bare);
+    // CDNA3: the prefix, or --arch (before or after the subcommand), with
+    // the bare, HIP, gfx940 ISA and pre-gfx940 ISA spellings.
+    let cdna3 = ok(&["info", "cdna3::f32_32x32x1f32"]);
+    assert!(cdna3.starts_with("f32_32x32x1f32 (cdna3)\n"), "{cdna3}");
+    for args in [
+        &["info", "f32_32x32x1f32", "--arch", "cdna3"][..],
+        &["--arch", "cdna3", "info", "f32_32x32x1f32"],
+        &["info", "cdna3::f32_32x32x1f32", "--arch", "cdna3"],
+        &["info", "cdna3::__builtin_amdgcn_mfma_f32_32x32x1f32"],
+        &[
+            "info",
+            "__builtin_amdgcn_mfma_f32_32x32x1f32",
+            "--arch",
+            "CDNA3",
+        ],
+        &["info", "cdna3::v_mfma_f32_32x32x1_2b_f32"],
+        &["info", "v_mfma_f32_32x32x1_2b_f32", "--arch", "cdna3"],
+        &["info", "v_mfma_f32_32x32x1f32", "--arch", "cdna3"],
+    ] {
+        assert_eq!(ok(args), cdna3, "{args:?}");
+    }
+    assert_ne!(ok(&["info", "f32_32x32x1f32"]), cdna3, "bare means CDNA2");
 }
 
 #[test]
 fn snapshots_of_list_and_info() {
     snapshot("list.txt", &ok(&["list"]));
+    snapshot("list-cdna3.txt", &ok(&["list", "--arch", "cdna3"]));
     snapshot(
         "info-f32_32x32x8bf16_1k.txt",
         &ok(&["info", "f32_32x32x8bf16_1k"]),
     );
     snapshot("info-f64_4x4x4f64.txt", &ok(&["info", "f64_4x4x4f64"]));
     snapshot("info-i32_16x16x4i8.txt", &ok(&["info", "i32_16x16x4i8"]));
+    snapshot(
+        "info-cdna3-f32_32x32x16_fp8_bf8.txt",
+        &ok(&["info", "cdna3::f32_32x32x16_fp8_bf8"]),
+    );
+    snapshot(
+        "info-cdna3-f64_16x16x4f64.txt",
+        &ok(&["info", "cdna3::f64_16x16x4f64"]),
+    );
 }
 
 #[test]
@@ -274,9 +396,39 @@ fn every_subcommand_has_examples_in_its_help() {
             .split("Examples:")
             .nth(1)
             .unwrap_or_else(|| panic!("{sub}: no Examples"));
+        let lines: Vec<&str> = examples
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.starts_with(&format!("mfma {sub} ")))
+            .collect();
+        assert!(!lines.is_empty(), "{sub}: {examples}");
+        // At least one example is a CDNA3 one (a prefix or --arch).
         assert!(
-            examples.contains(&format!("mfma {sub} ")),
-            "{sub}: {examples}"
+            lines.iter().any(|l| l.contains("cdna3")),
+            "{sub}: no CDNA3 example in {lines:?}"
         );
+        assert!(
+            help.contains("--arch <ARCH>"),
+            "{sub}: --arch is documented"
+        );
+    }
+}
+
+/// The examples of `layout`, `lookup`, `info` and `list` run as printed
+/// (`run` and `pictures` need files and directories of their own).
+#[test]
+fn help_examples_run() {
+    for sub in ["list", "info", "layout", "lookup"] {
+        let help = ok(&[sub, "--help"]);
+        let examples = help.split("Examples:").nth(1).unwrap();
+        for line in examples.lines().map(str::trim) {
+            let Some(args) = line.strip_prefix("mfma ") else {
+                continue;
+            };
+            // Drop a redirection: the output goes to the test instead.
+            let args = args.split(" > ").next().unwrap();
+            let out = ok(&args.split_whitespace().collect::<Vec<_>>());
+            assert!(!out.is_empty(), "{line}");
+        }
     }
 }

@@ -1,4 +1,5 @@
-//! `layout` as table and CSV say the same as its JSON; snapshots of a few tables.
+//! `layout` as table and CSV say the same as its JSON; snapshots of a few
+//! tables; the header says in words what each modifier does.
 
 mod common;
 
@@ -21,12 +22,13 @@ fn sources(line: &str) -> BTreeMap<Elem, (usize, usize)> {
     out
 }
 
-/// element -> (lane, item) read back from the text grid.
+/// element -> (lane, item) read back from the text grid (the header lines
+/// before the first block are prose).
 fn grid(text: &str) -> BTreeMap<Elem, (usize, usize)> {
     let mut out = BTreeMap::new();
     let mut block = None;
     let mut header = false;
-    for line in text.lines().skip(1) {
+    for line in text.lines().skip_while(|l| !l.starts_with("block ")) {
         if let Some(b) = line.strip_prefix("block ") {
             block = Some(b.parse::<usize>().unwrap());
             header = true;
@@ -59,6 +61,10 @@ const CASES: &[&str] = &[
     "layout f32_16x16x4f16 --operand a --cbsz 1 --abid 1",
     "layout i32_32x32x4i8 --operand b --blgp 3",
     "layout f32_4x4x2bf16 --operand a --cbsz 4 --abid 9 --blgp 6",
+    "layout cdna3::f32_32x32x16_fp8_bf8 --operand b",
+    "layout f32_16x16x8_xf32 --arch cdna3 --operand a",
+    "layout cdna3::f64_4x4x4f64 --operand c --neg a,b",
+    "layout cdna3::i32_4x4x4i8 --operand a --cbsz 3 --abid 6 --blgp 2",
 ];
 
 #[test]
@@ -121,7 +127,51 @@ fn snapshots_of_tables() {
             "layout-f32_16x16x16f16-b-blgp4.txt",
             "layout f32_16x16x16f16 --operand b --blgp 4",
         ),
+        (
+            "layout-cdna3-f32_16x16x32_fp8_bf8-a.txt",
+            "layout cdna3::f32_16x16x32_fp8_bf8 --operand a",
+        ),
+        (
+            "layout-cdna3-f64_16x16x4f64-b-neg-ab.txt",
+            "layout cdna3::f64_16x16x4f64 --operand b --neg a,b",
+        ),
+        (
+            "layout-cdna3-f32_16x16x1f32-a-cbsz2-abid1.txt",
+            "layout cdna3::f32_16x16x1f32 --operand a --cbsz 2 --abid 1",
+        ),
     ] {
         snapshot(file, &ok_line(line));
+    }
+}
+
+/// The table's header: the modifiers as given, then one sentence each.
+#[test]
+fn headers_say_what_the_modifiers_do() {
+    for (line, want) in [
+        (
+            "layout f32_16x16x4f16 --operand b --cbsz 1 --abid 1 --blgp 3",
+            &[
+                "cbsz 1, abid 1: blocks in groups of 2, each group reads A of its block 1 \
+                 (blocks 0..3 read A of 1, 1, 3, 3)",
+                "blgp 3: lane L reads B from lane (L+16) mod 64 (rotated by 16 lanes)",
+            ][..],
+        ),
+        (
+            "layout cdna3::f32_32x32x2f32 --operand b --blgp 6",
+            &[
+                "blgp 6: lane L reads B from lane 32 + L mod 16 (lanes 32-47 copied to every \
+               16-lane group)",
+            ],
+        ),
+        (
+            "layout cdna3::f64_16x16x4f64 --operand a --neg c,a",
+            &["neg [a, c]: A and C are negated before the arithmetic; no data moves"],
+        ),
+        ("layout cdna3::f64_16x16x4f64 --operand a", &[]),
+    ] {
+        let text = ok_line(line);
+        let lines: Vec<&str> = text.lines().collect();
+        let blank = lines.iter().position(|l| l.is_empty()).unwrap();
+        assert_eq!(&lines[1..blank], want, "{line}");
     }
 }

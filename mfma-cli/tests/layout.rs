@@ -1,34 +1,45 @@
 //! `mfma layout --format json` against an independent statement of the
-//! reference layouts (2.1, 2.2) and modifier routing (3.1, 3.2).
+//! reference layouts (2.1, 2.2) and modifier routing (3.1, 3.2), for every
+//! architecture: CDNA3 uses CDNA2's formulas (CDNA3 reference 2, 3.1-3.3).
 
 mod common;
 
-use common::{a_source, b_source, blgp_max, broadcast_pairs, json, lanes, shapes, Elem, Shape};
+use common::{
+    a_source, all_shapes, b_source, blgp_max, broadcast_pairs, json, lanes, shape, Elem, Shape,
+};
 use serde_json::Value;
 
+/// `layout` of a builtin by the name users write (`cdna3::` for CDNA3).
 fn layout(s: &Shape, op: char, extra: &[&str]) -> Value {
     let op = op.to_string();
-    let mut args = vec!["layout", &s.name, "--operand", &op, "--format", "json"];
+    let id = s.id();
+    let mut args = vec!["layout", &id, "--operand", &op, "--format", "json"];
     args.extend_from_slice(extra);
     json(&args)
 }
 
 fn check_header(doc: &Value, s: &Shape, op: char, m: [usize; 3]) {
+    check_header_neg(doc, s, op, m, &[]);
+}
+
+fn check_header_neg(doc: &Value, s: &Shape, op: char, m: [usize; 3], neg: &[&str]) {
     let obj = doc.as_object().expect("one JSON object");
     let keys: Vec<&str> = obj.keys().map(String::as_str).collect();
     let mut want = vec![
-        "abid", "blgp", "builtin", "cbsz", "coords", "lanes", "operand",
+        "abid", "arch", "blgp", "builtin", "cbsz", "coords", "lanes", "neg", "operand",
     ];
     want.sort_unstable();
     let mut got = keys.clone();
     got.sort_unstable();
-    assert_eq!(got, want, "{} {op}: fields", s.name);
+    assert_eq!(got, want, "{} {op}: fields", s.id());
     assert_eq!(doc["builtin"], s.name.as_str());
+    assert_eq!(doc["arch"], s.arch.as_str());
     assert_eq!(doc["operand"], op.to_string().as_str());
     assert_eq!(
         [&doc["cbsz"], &doc["abid"], &doc["blgp"]],
         m.map(Value::from).each_ref()
     );
+    assert_eq!(doc["neg"], Value::from(neg.to_vec()));
     let coords = match op {
         'a' => ["block", "i", "k"],
         'b' => ["block", "k", "j"],
@@ -39,8 +50,8 @@ fn check_header(doc: &Value, s: &Shape, op: char, m: [usize; 3]) {
 
 #[test]
 fn every_builtin_and_operand_matches_reference_2() {
-    let all = shapes();
-    assert_eq!(all.len(), 27);
+    let all = all_shapes();
+    assert_eq!(all.len(), 27 + 32);
     for s in &all {
         for op in ['a', 'b', 'c', 'd'] {
             let doc = layout(s, op, &[]);
@@ -51,21 +62,21 @@ fn every_builtin_and_operand_matches_reference_2() {
                 .into_iter()
                 .map(|lane| lane.into_iter().map(|e| vec![e]).collect())
                 .collect();
-            assert_eq!(got.len(), 64, "{} {op}", s.name);
+            assert_eq!(got.len(), 64, "{} {op}", s.id());
             assert!(
                 got.iter().all(|l| l.len() == s.per_lane(op)),
                 "{} {op}",
-                s.name
+                s.id()
             );
-            assert_eq!(got, want, "{} operand {op}", s.name);
+            assert_eq!(got, want, "{} operand {op}", s.id());
         }
     }
 }
 
 #[test]
 fn broadcast_routes_a_blocks_as_reference_3_1() {
-    let mut checked = 0;
-    for s in shapes() {
+    let mut checked = [0, 0];
+    for s in all_shapes() {
         let slots = s.slots('a');
         for (cbsz, abid) in broadcast_pairs(&s) {
             let (c, a) = (cbsz.to_string(), abid.to_string());
@@ -85,18 +96,19 @@ fn broadcast_routes_a_blocks_as_reference_3_1() {
                         .collect()
                 })
                 .collect();
-            assert_eq!(lanes(&doc), want, "{} cbsz {cbsz} abid {abid}", s.name);
-            checked += 1;
+            assert_eq!(lanes(&doc), want, "{} cbsz {cbsz} abid {abid}", s.id());
+            checked[usize::from(s.cdna3())] += 1;
         }
     }
-    // 27 builtins at (0, 0), plus 2, 6 and 30 nonzero pairs for the 2-, 4- and 16-block ones (5 each).
-    assert_eq!(checked, 27 + 5 * (2 + 6 + 30));
+    // Every builtin at (0, 0), plus 2, 6 and 30 nonzero pairs for the 2-,
+    // 4- and 16-block ones: 5 each on CDNA2, 4 each on CDNA3 (no non-_1k bf16).
+    assert_eq!(checked, [27 + 5 * (2 + 6 + 30), 32 + 4 * (2 + 6 + 30)]);
 }
 
 #[test]
 fn blgp_routes_b_lanes_as_reference_3_2() {
-    let mut checked = 0;
-    for s in shapes() {
+    let mut checked = [0, 0];
+    for s in all_shapes() {
         let slots = s.slots('b');
         for g in 1..=blgp_max(&s) {
             let gs = g.to_string();
@@ -115,16 +127,37 @@ fn blgp_routes_b_lanes_as_reference_3_2() {
                         .collect()
                 })
                 .collect();
-            assert_eq!(lanes(&doc), want, "{} blgp {g}", s.name);
-            checked += 1;
+            assert_eq!(lanes(&doc), want, "{} blgp {g}", s.id());
+            checked[usize::from(s.cdna3())] += 1;
         }
     }
-    assert_eq!(checked, 25 * 7, "every non-f64 builtin, blgp 1..=7");
+    // CDNA2: every non-f64 builtin; CDNA3: the 12 multi-block non-f64 ones
+    // and the 2 single-block f32 ones.
+    assert_eq!(checked, [25 * 7, 14 * 7], "blgp 1..=7");
+}
+
+/// CDNA3 3.3: negation moves no data, so every layout under every subset is
+/// the plain one, and the header says which operands are negated.
+#[test]
+fn negation_leaves_layouts_alone() {
+    for id in ["cdna3::f64_16x16x4f64", "cdna3::f64_4x4x4f64"] {
+        let s = shape(id);
+        for op in ['a', 'b', 'c', 'd'] {
+            let plain = lanes(&layout(&s, op, &[]));
+            for neg in ["a", "b", "c", "a,c", "b,a", "a,b,c"] {
+                let doc = layout(&s, op, &["--neg", neg]);
+                let mut names: Vec<&str> = neg.split(',').collect();
+                names.sort_unstable();
+                check_header_neg(&doc, &s, op, [0, 0, 0], &names);
+                assert_eq!(lanes(&doc), plain, "{id} {op} --neg {neg}");
+            }
+        }
+    }
 }
 
 #[test]
 fn modifiers_route_only_their_own_operand() {
-    for s in shapes() {
+    for s in all_shapes() {
         let (cbsz, abid) = *broadcast_pairs(&s).last().expect("at least (0, 0)");
         let g = blgp_max(&s).min(3);
         let m = [cbsz, abid, g].map(|v| v.to_string());
@@ -142,7 +175,7 @@ fn modifiers_route_only_their_own_operand() {
                 lanes(&both),
                 lanes(&layout(&s, op, alone)),
                 "{} operand {op} with {args:?}",
-                s.name
+                s.id()
             );
         }
     }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{a_source, b_source, json_line, ok_line, shape, shapes, Elem, Shape};
+use common::{a_source, all_shapes, b_source, json_line, ok_line, shape, Elem, Shape};
 use serde_json::Value;
 
 fn csv(e: &[usize]) -> String {
@@ -39,19 +39,28 @@ fn fed(v: &Value) -> Vec<Elem> {
 
 #[test]
 fn element_and_slot_lookups_match_reference_2() {
-    for s in shapes() {
+    for s in all_shapes() {
         for op in ['a', 'b', 'c', 'd'] {
             for e in probes(&s, op) {
                 let (lane, item) = s.slot(op, e);
-                let v = lookup(&s.name, op, &format!("--element {}", csv(&e)));
-                assert_eq!(v["element"], Value::from(e.to_vec()));
-                let slots = v["slots"].as_array().unwrap();
-                assert_eq!(slots.len(), 1, "every element reads one slot");
-                assert_eq!(slot_of(&slots[0]), (lane, item), "{} {op} {e:?}", s.name);
+                // A 1-block builtin's element may also be given as ROW,COL.
+                let forms = if s.blocks == 1 {
+                    vec![csv(&e), csv(&e[1..])]
+                } else {
+                    vec![csv(&e)]
+                };
+                for form in forms {
+                    let v = lookup(&s.id(), op, &format!("--element {form}"));
+                    assert_eq!(v["element"], Value::from(e.to_vec()));
+                    let slots = v["slots"].as_array().unwrap();
+                    assert_eq!(slots.len(), 1, "every element reads one slot");
+                    assert_eq!(slot_of(&slots[0]), (lane, item), "{} {op} {form}", s.id());
+                }
 
-                let v = lookup(&s.name, op, &format!("--slot {lane},{item}"));
+                let v = lookup(&s.id(), op, &format!("--slot {lane},{item}"));
                 assert_eq!(slot_of(&v["slot"]), (lane, item));
-                assert_eq!(fed(&v), [e], "{} {op}", s.name);
+                assert_eq!(fed(&v), [e], "{} {op}", s.id());
+                assert_eq!(v["arch"], s.arch.as_str());
             }
         }
     }
@@ -67,6 +76,12 @@ fn register_names_follow_the_packing_rule() {
         ("i32_4x4x4i8", 'a', 2, "v0[23:16]"),
         ("f64_16x16x4f64", 'c', 3, "v[7:6]"),
         ("f32_16x16x16f16", 'a', 2, "v1[15:0]"),
+        // CDNA3: 8 bytes of fp8/bf8/i8 in two VGPRs, xf32 pairs, B's own type.
+        ("cdna3::f32_32x32x16_fp8_fp8", 'a', 5, "v1[15:8]"),
+        ("cdna3::f32_16x16x32_fp8_bf8", 'b', 7, "v1[31:24]"),
+        ("cdna3::i32_16x16x32_i8", 'b', 3, "v0[31:24]"),
+        ("cdna3::f32_16x16x8_xf32", 'a', 1, "v1"),
+        ("cdna3::f64_4x4x4f64", 'd', 0, "v[1:0]"),
     ] {
         let v = lookup(name, op, &format!("--slot 0,{item}"));
         assert_eq!(v["slot"]["register"], want, "{name} {op} item {item}");
@@ -166,6 +181,25 @@ fn text_answers() {
         format!(
             "f32_16x16x4f16 operand a: lane {lane}, item {item} (v1[15:0]) feeds 2 elements \
              under cbsz 1, abid 1, blgp 0:\n  (block 0, i 3, k 2)\n  (block 1, i 3, k 2)\n"
+        )
+    );
+    // CDNA3 answers name the builtin as users write it, and say which
+    // operands are negated (which moves nothing).
+    let s = shape("cdna3::f32_16x16x32_fp8_bf8");
+    let (lane, item) = s.slot('a', [0, 3, 17]);
+    assert_eq!(
+        ok_line("lookup f32_16x16x32_fp8_bf8 --arch cdna3 --operand a --element 3,17"),
+        format!(
+            "cdna3::f32_16x16x32_fp8_bf8 operand a: element (block 0, i 3, k 17) reads lane \
+             {lane}, item {item} (v0[15:8])\n"
+        )
+    );
+    let (lane, item) = shape("cdna3::f64_4x4x4f64").slot('c', [1, 2, 3]);
+    assert_eq!(
+        ok_line("lookup cdna3::f64_4x4x4f64 --operand c --element 1,2,3 --neg c,a"),
+        format!(
+            "cdna3::f64_4x4x4f64 operand c: element (block 1, i 2, j 3) reads lane {lane}, \
+             item {item} (v[1:0]) under cbsz 0, abid 0, neg [a, c]\n"
         )
     );
 }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{a_source, ok, scratch, shapes, Elem, Shape};
+use common::{a_source, all_shapes, ok, scratch, shapes_of, Elem, Shape};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -17,6 +17,16 @@ fn cells(svg: &str, s: &Shape, op: char) -> BTreeMap<Elem, (usize, usize)> {
     assert_eq!(
         root.tag_name().namespace(),
         Some("http://www.w3.org/2000/svg")
+    );
+    // The title names the builtin as users write it (`cdna3::` for CDNA3).
+    let title = root
+        .descendants()
+        .find(|n| n.attribute("class") == Some("t"))
+        .and_then(|n| n.text())
+        .unwrap();
+    assert!(
+        title.starts_with(&format!("{}: operand {}", s.id(), op.to_ascii_uppercase())),
+        "{title}"
     );
     let axes = match op {
         'a' => ("i", "k"),
@@ -74,21 +84,31 @@ fn cells(svg: &str, s: &Shape, op: char) -> BTreeMap<Elem, (usize, usize)> {
     out
 }
 
-/// Runs `mfma pictures` into a directory of its own (tests run in parallel).
+/// Runs `mfma pictures` (every architecture: 4 pictures for each of the
+/// 27 + 32 builtins) into a directory of its own (tests run in parallel).
 fn pictures_dir(test: &str) -> PathBuf {
     let dir = scratch(&format!("pictures-{test}"));
     let said = ok(&["pictures", "--out", dir.to_str().unwrap()]);
-    assert_eq!(said, format!("wrote 108 pictures to {}\n", dir.display()));
+    assert_eq!(said, format!("wrote 236 pictures to {}\n", dir.display()));
     dir
+}
+
+/// `NAME-OPERAND.svg` for CDNA2, whose names are bare; `cdna3-NAME-OPERAND.svg`.
+fn file_name(s: &Shape, op: char) -> String {
+    if s.cdna3() {
+        format!("cdna3-{}-{op}.svg", s.name)
+    } else {
+        format!("{}-{op}.svg", s.name)
+    }
 }
 
 #[test]
 fn every_picture_shows_reference_2_slots() {
     let dir = pictures_dir("every");
     let mut files = std::fs::read_dir(&dir).unwrap().count();
-    for s in shapes() {
+    for s in all_shapes() {
         for op in ['a', 'b', 'c', 'd'] {
-            let path = dir.join(format!("{}-{op}.svg", s.name));
+            let path = dir.join(file_name(&s, op));
             let svg = std::fs::read_to_string(&path).unwrap();
             for (e, slot) in cells(&svg, &s, op) {
                 assert_eq!(slot, s.slot(op, e), "{} {op} {e:?}", s.name);
@@ -96,18 +116,46 @@ fn every_picture_shows_reference_2_slots() {
             files -= 1;
         }
     }
-    assert_eq!(files, 0, "nothing but NAME-OPERAND.svg files");
+    assert_eq!(files, 0, "nothing but [ARCH-]NAME-OPERAND.svg files");
+}
+
+/// `--arch` writes one architecture's pictures, the same files as without it.
+#[test]
+fn pictures_of_one_architecture() {
+    let all = pictures_dir("arch-all");
+    for (arch, count) in [("cdna2", 108), ("cdna3", 128)] {
+        let dir = scratch(&format!("pictures-arch-{arch}"));
+        let said = ok(&["pictures", "--arch", arch, "--out", dir.to_str().unwrap()]);
+        assert_eq!(
+            said,
+            format!("wrote {count} pictures to {}\n", dir.display())
+        );
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), count);
+        for s in shapes_of(arch) {
+            for op in ['a', 'b', 'c', 'd'] {
+                let name = file_name(&s, op);
+                let one = std::fs::read(dir.join(&name)).unwrap();
+                assert!(one == std::fs::read(all.join(&name)).unwrap(), "{name}");
+            }
+        }
+    }
 }
 
 #[test]
 fn layout_svg_is_the_picture() {
     let dir = pictures_dir("layout");
-    for (name, op) in [
-        ("f32_4x4x1f32", "b"),
-        ("f64_4x4x4f64", "d"),
-        ("i32_32x32x4i8", "a"),
+    for (name, op, file) in [
+        ("f32_4x4x1f32", "b", "f32_4x4x1f32-b.svg"),
+        ("f64_4x4x4f64", "d", "f64_4x4x4f64-d.svg"),
+        ("i32_32x32x4i8", "a", "i32_32x32x4i8-a.svg"),
+        (
+            "cdna3::f32_32x32x16_bf8_fp8",
+            "b",
+            "cdna3-f32_32x32x16_bf8_fp8-b.svg",
+        ),
+        ("cdna3::f64_4x4x4f64", "d", "cdna3-f64_4x4x4f64-d.svg"),
     ] {
-        let file = std::fs::read_to_string(dir.join(format!("{name}-{op}.svg"))).unwrap();
+        let file = std::fs::read_to_string(dir.join(file)).unwrap();
         assert_eq!(
             ok(&["layout", name, "--operand", op, "--format", "svg"]),
             file
@@ -117,10 +165,10 @@ fn layout_svg_is_the_picture() {
 
 #[test]
 fn pictures_under_broadcast_show_the_source_slot() {
-    for s in shapes().into_iter().filter(|s| s.blocks == 16) {
+    for s in all_shapes().into_iter().filter(|s| s.blocks == 16) {
         let svg = ok(&[
             "layout",
-            &s.name,
+            &s.id(),
             "--operand",
             "a",
             "--cbsz",
@@ -131,9 +179,41 @@ fn pictures_under_broadcast_show_the_source_slot() {
             "svg",
         ]);
         for ([b, i, k], slot) in cells(&svg, &s, 'a') {
-            assert_eq!(slot, s.slot('a', [a_source(3, 5, b), i, k]), "{}", s.name);
+            assert_eq!(slot, s.slot('a', [a_source(3, 5, b), i, k]), "{}", s.id());
         }
+        assert!(
+            svg.contains(
+                ">cbsz 3, abid 5: blocks in groups of 8, each group reads A of its block 5"
+            ),
+            "{}: the broadcast is described",
+            s.id()
+        );
     }
+}
+
+/// Negation is shown, and changes no cell.
+#[test]
+fn pictures_under_negation_show_the_plain_slots() {
+    let s = common::shape("cdna3::f64_16x16x4f64");
+    let args = |neg: &[&'static str]| {
+        let mut a = vec![
+            "layout",
+            "cdna3::f64_16x16x4f64",
+            "--operand",
+            "c",
+            "--format",
+            "svg",
+        ];
+        a.extend_from_slice(neg);
+        a
+    };
+    let plain = ok(&args(&[]));
+    let negated = ok(&args(&["--neg", "b,c"]));
+    assert_eq!(cells(&plain, &s, 'c'), cells(&negated, &s, 'c'));
+    assert!(
+        negated.contains(">neg [b, c]: B and C are negated before the arithmetic; no data moves<")
+    );
+    assert!(!plain.contains("negated"));
 }
 
 fn docs() -> PathBuf {
@@ -156,6 +236,7 @@ fn docs_pictures_are_up_to_date() {
         "f32_4x4x4f16-c.svg",
         "f64_16x16x4f64-c.svg",
         "f64_4x4x4f64-c.svg",
+        "cdna3-f32_32x32x16_fp8_fp8-a.svg",
     ] {
         assert!(kept.iter().any(|k| k == want), "docs/{want} is missing");
     }

@@ -11,19 +11,44 @@ fn data() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/vectors.json")
 }
 
-fn vectors() -> Vec<Value> {
-    let doc: Value = serde_json::from_str(&std::fs::read_to_string(data()).unwrap()).unwrap();
+/// The CDNA3 vectors, all of them: a missing file fails the test (they are
+/// the only bit-exact evidence for CDNA3's arithmetic).
+fn cdna3_data() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/vectors/cdna3-numerics.json")
+}
+
+fn vectors_of(path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let doc: Value = serde_json::from_str(&text).unwrap();
     doc["vectors"].as_array().unwrap().clone()
 }
 
-#[test]
-fn vectors_reproduce_d_bit_for_bit() {
+fn vectors() -> Vec<Value> {
+    vectors_of(&data())
+}
+
+/// Whether a hex pattern is a NaN of its width.
+fn is_nan(x: &str) -> bool {
+    same_bits(
+        x,
+        if x.len() == 8 {
+            "7fc00000"
+        } else {
+            "7ff8000000000000"
+        },
+    )
+}
+
+/// Runs `mfma run` on `path` and compares every D with the file's, bit for
+/// bit (NaN by class); returns (instructions covered, vectors with a NaN).
+fn reproduce(path: &Path) -> (usize, usize) {
     let out: Value =
-        serde_json::from_str(&ok(&["run", "--input", data().to_str().unwrap()])).unwrap();
+        serde_json::from_str(&ok(&["run", "--input", path.to_str().unwrap()])).unwrap();
     let obj = out.as_object().unwrap();
     assert_eq!(obj.keys().collect::<Vec<_>>(), ["results"]);
     let results = out["results"].as_array().unwrap();
-    let want = vectors();
+    let want = vectors_of(path);
     assert_eq!(results.len(), want.len());
     let mut names: Vec<&str> = want
         .iter()
@@ -31,7 +56,6 @@ fn vectors_reproduce_d_bit_for_bit() {
         .collect();
     names.sort_unstable();
     names.dedup();
-    assert_eq!(names.len(), 27, "the data covers every builtin");
     for (got, v) in results.iter().zip(&want) {
         assert_eq!(got["id"], v["id"]);
         // Only id and D: a `disagreeing_blocks` field would mean the blocks differ.
@@ -55,24 +79,172 @@ fn vectors_reproduce_d_bit_for_bit() {
             assert!(same_bits(w, g), "{} D[{n}]: want {w}, got {g}", v["id"]);
         }
     }
-    // The subset includes NaN results, so the by-class comparison is exercised.
     let nan_vectors = want
         .iter()
         .filter(|v| {
-            v["D"].as_array().unwrap().iter().any(|x| {
-                let x = x.as_str().unwrap();
-                same_bits(
-                    x,
-                    if x.len() == 8 {
-                        "7fc00000"
-                    } else {
-                        "7ff8000000000000"
-                    },
-                )
-            })
+            v["D"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|x| is_nan(x.as_str().unwrap()))
         })
         .count();
-    assert!(nan_vectors > 0);
+    (names.len(), nan_vectors)
+}
+
+#[test]
+fn vectors_reproduce_d_bit_for_bit() {
+    let (covered, nans) = reproduce(&data());
+    assert_eq!(covered, 27, "the data covers every builtin");
+    // The subset includes NaN results, so the by-class comparison is exercised.
+    assert!(nans > 0);
+}
+
+#[test]
+fn every_cdna3_vector_reproduces_d_bit_for_bit() {
+    let path = cdna3_data();
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(
+        doc["arch"], "cdna3",
+        "the file says whose instructions it names"
+    );
+    let (covered, nans) = reproduce(&path);
+    assert_eq!(vectors_of(&path).len(), 694);
+    assert_eq!(covered, 32, "the file covers every CDNA3 builtin");
+    assert!(nans > 0);
+}
+
+/// The architecture decides the arithmetic: the CDNA3 vectors of the 20
+/// builtins both architectures have, run as CDNA2, give other results.
+#[test]
+fn arch_selects_the_arithmetic() {
+    let both: Vec<Value> = vectors_of(&cdna3_data())
+        .into_iter()
+        .filter(|v| mfma_spec::find(v["instruction"].as_str().unwrap()).is_some())
+        .collect();
+    assert!(both.len() > 400, "{}", both.len());
+    let dir = scratch("run-as-cdna2");
+    let path = dir.join("in.json");
+    std::fs::write(&path, json!({"arch": "cdna2", "vectors": both}).to_string()).unwrap();
+    let out: Value =
+        serde_json::from_str(&ok(&["run", "--input", path.to_str().unwrap()])).unwrap();
+    let differ = out["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(&both)
+        .filter(|(got, v)| {
+            got["D"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .zip(v["D"].as_array().unwrap())
+                .any(|(g, w)| !same_bits(w.as_str().unwrap(), g.as_str().unwrap()))
+        })
+        .count();
+    // Flush-to-zero, pairwise trees and (for f32/f64/i8) nothing: many differ, not all.
+    assert!(
+        differ > 50 && differ < both.len(),
+        "{differ} of {}",
+        both.len()
+    );
+}
+
+/// The names of one file mean the architecture its `arch` names, which a
+/// prefix or `--arch` may repeat but not contradict.
+#[test]
+fn arch_of_the_input() {
+    let v = vectors_of(&cdna3_data())
+        .into_iter()
+        .find(|v| v["instruction"] == "f32_16x16x16f16")
+        .unwrap();
+    let id = v["id"].as_str().unwrap().to_string();
+    let want = v["D"].clone();
+    let prefixed = {
+        let mut p = v.clone();
+        p["instruction"] = json!("cdna3::f32_16x16x16f16");
+        p
+    };
+    let dir = scratch("run-arch");
+    let write = |name: &str, doc: Value| {
+        let path = dir.join(name);
+        std::fs::write(&path, doc.to_string()).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let in_file = write(
+        "file.json",
+        json!({"arch": "cdna3", "vectors": [v.clone()]}),
+    );
+    let bare = write("bare.json", json!({"vectors": [v.clone()]}));
+    let prefix = write("prefix.json", json!({"vectors": [prefixed.clone()]}));
+    let both = write("both.json", json!({"arch": "cdna3", "vectors": [prefixed]}));
+    for args in [
+        vec!["run", "--input", &in_file],
+        vec!["run", "--input", &in_file, "--arch", "cdna3"],
+        vec!["run", "--input", &bare, "--arch", "cdna3"],
+        vec!["run", "--input", &prefix],
+        vec!["run", "--input", &both],
+    ] {
+        let out: Value = serde_json::from_str(&ok(&args)).unwrap();
+        let got = out["results"][0]["D"].as_array().unwrap();
+        let want = want.as_array().unwrap();
+        let same = got
+            .iter()
+            .zip(want)
+            .all(|(g, w)| same_bits(w.as_str().unwrap(), g.as_str().unwrap()));
+        assert!(same, "{args:?}");
+    }
+    for (args, msg) in [
+        (
+            vec!["run", "--input", &in_file, "--arch", "cdna2"],
+            format!(
+                "error: `{in_file}`: the input's `arch` is cdna3 but --arch asks for cdna2: \
+                 drop one of them\n"
+            ),
+        ),
+        (
+            vec!["run", "--input", &prefix, "--arch", "cdna2"],
+            format!(
+                "error: vector `{id}`: `cdna3::f32_16x16x16f16` names a CDNA3 builtin but \
+                 --arch asks for CDNA2 (cdna2): drop the prefix or change --arch\n"
+            ),
+        ),
+        (
+            vec!["run", "--input", &both, "--arch", "cdna2"],
+            format!(
+                "error: `{both}`: the input's `arch` is cdna3 but --arch asks for cdna2: drop \
+                 one of them\n"
+            ),
+        ),
+    ] {
+        assert_eq!(fails(&args), msg, "{args:?}");
+    }
+    let mut p = v.clone();
+    p["instruction"] = json!("cdna3::f32_16x16x16f16");
+    let contradict = write("contradict.json", json!({"arch": "cdna2", "vectors": [p]}));
+    assert_eq!(
+        fails(&["run", "--input", &contradict]),
+        format!(
+            "error: vector `{id}`: `cdna3::f32_16x16x16f16` names a CDNA3 builtin but the \
+             input's `arch` asks for CDNA2 (cdna2): drop the prefix or change the input's `arch`\n"
+        )
+    );
+    for (arch, msg) in [
+        (
+            json!("cdna4"),
+            "unknown architecture `cdna4`: expected `cdna2` (CDNA2) or `cdna3` (CDNA3)",
+        ),
+        (json!(3), "top-level `arch` is 3, not a string"),
+    ] {
+        let path = write(
+            "bad-arch.json",
+            json!({"arch": arch, "vectors": [v.clone()]}),
+        );
+        assert_eq!(
+            fails(&["run", "--input", &path]),
+            format!("error: `{path}`: {msg}\n")
+        );
+    }
 }
 
 /// Writes a vectors file holding `vectors` and runs `mfma run` on it, expecting failure.
@@ -120,7 +292,9 @@ fn bad_input_is_an_error() {
         (
             "unknown",
             with(&v, "instruction", json!("f32_4x4x4fp16")),
-            format!("vector `{id}`: unknown builtin `f32_4x4x4fp16`: did you mean `f32_4x4x4f16`?"),
+            format!(
+                "vector `{id}`: unknown CDNA2 builtin `f32_4x4x4fp16`: did you mean `f32_4x4x4f16`?"
+            ),
         ),
         (
             "m",
@@ -185,14 +359,62 @@ fn one_bad_vector_prints_no_results() {
 
 #[test]
 fn identity_b_copies_a() {
-    // The seed's demo check, through the CLI: D = A*I + 0 = A, in every family.
-    for (name, one, zero, m, k) in [
-        ("f32_16x16x4f32", "3f800000", "00000000", 16, 4),
-        ("f64_4x4x4f64", "3ff0000000000000", "0000000000000000", 4, 4),
-        ("f32_4x4x4f16", "3c00", "0000", 4, 4),
-        ("i32_16x16x16i8", "01", "00", 16, 16),
+    // The seed's demo check, through the CLI: D = A*I + 0 = A, in every family
+    // (one and zero in the input type, then one in the output type).
+    for (name, one, zero, one_out, [m, n, k]) in [
+        (
+            "f32_16x16x4f32",
+            "3f800000",
+            "00000000",
+            "3f800000",
+            [16, 16, 4],
+        ),
+        (
+            "f64_4x4x4f64",
+            "3ff0000000000000",
+            "0000000000000000",
+            "3ff0000000000000",
+            [4, 4, 4],
+        ),
+        ("f32_4x4x4f16", "3c00", "0000", "3f800000", [4, 4, 4]),
+        ("i32_16x16x16i8", "01", "00", "00000001", [16, 16, 16]),
+        // CDNA3: 1.0 is 0x40 in both FNUZ formats (bias 8 and 16); xf32 is f32 bits.
+        (
+            "cdna3::f32_16x16x32_fp8_bf8",
+            "40",
+            "00",
+            "3f800000",
+            [16, 16, 32],
+        ),
+        (
+            "cdna3::f32_32x32x16_bf8_bf8",
+            "40",
+            "00",
+            "3f800000",
+            [32, 32, 16],
+        ),
+        (
+            "cdna3::f32_16x16x8_xf32",
+            "3f800000",
+            "00000000",
+            "3f800000",
+            [16, 16, 8],
+        ),
+        (
+            "cdna3::i32_16x16x32_i8",
+            "01",
+            "00",
+            "00000001",
+            [16, 16, 32],
+        ),
+        (
+            "cdna3::f64_4x4x4f64",
+            "3ff0000000000000",
+            "0000000000000000",
+            "3ff0000000000000",
+            [4, 4, 4],
+        ),
     ] {
-        let n = m;
         let a: Vec<String> = (0..m * k)
             .map(|x| if x % 3 == 0 { one.into() } else { zero.into() })
             .collect();
@@ -205,22 +427,16 @@ fn identity_b_copies_a() {
                 }
             })
             .collect();
-        let width = if name.starts_with("f64") { 16 } else { 8 };
-        let c: Vec<String> = vec!["0".repeat(width); m * n];
+        let zero_out = "0".repeat(one_out.len());
+        let c: Vec<String> = vec![zero_out.clone(); m * n];
         let doc =
             json!({"vectors": [{"id": "identity", "instruction": name, "A": a, "B": b, "C": c}]});
-        let dir = scratch(&format!("run-identity-{name}"));
+        let dir = scratch(&format!("run-identity-{}", name.replace("::", "-")));
         let path = dir.join("in.json");
         std::fs::write(&path, doc.to_string()).unwrap();
         let out: Value =
             serde_json::from_str(&ok(&["run", "--input", path.to_str().unwrap()])).unwrap();
         let d = out["results"][0]["D"].as_array().unwrap();
-        let one_out = match name {
-            n if n.starts_with("f64") => "3ff0000000000000",
-            n if n.starts_with("i32") => "00000001",
-            _ => "3f800000",
-        };
-        let zero_out = "0".repeat(one_out.len());
         for i in 0..m {
             for j in 0..n {
                 // A is m x k; with K < N the columns past K of A*I are zero.
@@ -233,4 +449,27 @@ fn identity_b_copies_a() {
             }
         }
     }
+}
+
+/// Hex widths follow the element type: 2 digits fp8/bf8, 8 xf32.
+#[test]
+fn hex_widths_follow_the_element_types() {
+    let v = vectors_of(&cdna3_data())
+        .into_iter()
+        .find(|v| v["instruction"] == "f32_16x16x32_fp8_bf8")
+        .unwrap();
+    let mut a = v["A"].as_array().unwrap().clone();
+    a[0] = json!("040");
+    let doc = json!({"arch": "cdna3", "vectors": [{"id": "w", "instruction": "f32_16x16x32_fp8_bf8", "A": a, "B": v["B"], "C": v["C"]}]});
+    assert_eq!(
+        run_fails("width-fp8", &doc.to_string()),
+        "error: vector `w`: `A`[0] = \"040\": expected a 2-digit hex bit pattern of fp8\n"
+    );
+    let mut b = v["B"].as_array().unwrap().clone();
+    b[1] = json!("3f80");
+    let doc = json!({"arch": "cdna3", "vectors": [{"id": "w", "instruction": "f32_16x16x32_fp8_bf8", "A": v["A"], "B": b, "C": v["C"]}]});
+    assert_eq!(
+        run_fails("width-bf8", &doc.to_string()),
+        "error: vector `w`: `B`[1] = \"3f80\": expected a 2-digit hex bit pattern of bf8\n"
+    );
 }

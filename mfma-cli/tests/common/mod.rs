@@ -50,11 +50,12 @@ pub fn strings(v: &Value) -> Vec<&str> {
         .collect()
 }
 
-/// The shape of one builtin.
+/// The shape of one builtin, by the name users write (`cdna3::` in front
+/// for CDNA3).
 pub fn shape(name: &str) -> Shape {
-    shapes()
+    all_shapes()
         .into_iter()
-        .find(|s| s.name == name)
+        .find(|s| s.id() == name)
         .unwrap_or_else(|| panic!("{name} is listed"))
 }
 
@@ -72,34 +73,54 @@ pub fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// The architectures, default first (a bare name means it).
+pub const ARCHS: [&str; 2] = ["cdna2", "cdna3"];
+
 /// What a test needs to know of a builtin, read from `mfma list --format json`.
 #[derive(Clone, Debug)]
 pub struct Shape {
+    pub arch: String,
     pub name: String,
     pub m: usize,
     pub n: usize,
     pub k: usize,
     pub blocks: usize,
-    pub ab: String,
+    /// A's element type.
+    pub a: String,
+    /// B's element type (differs from A's only for CDNA3's mixed fp8/bf8).
+    pub b: String,
     pub ab_per_lane: usize,
     pub cd: String,
     pub cd_per_lane: usize,
 }
 
+/// The builtins of CDNA2, the default architecture.
 pub fn shapes() -> Vec<Shape> {
-    let list = json(&["list", "--format", "json"]);
+    shapes_of("cdna2")
+}
+
+/// The builtins of every architecture.
+pub fn all_shapes() -> Vec<Shape> {
+    ARCHS.iter().flat_map(|a| shapes_of(a)).collect()
+}
+
+/// The builtins `mfma list --arch ARCH` lists.
+pub fn shapes_of(arch: &str) -> Vec<Shape> {
+    let list = json(&["list", "--arch", arch, "--format", "json"]);
     let num = |v: &Value, f: &str| v[f].as_u64().unwrap_or_else(|| panic!("{f}")) as usize;
     let text = |v: &Value, f: &str| v[f].as_str().unwrap_or_else(|| panic!("{f}")).to_string();
     list.as_array()
         .expect("a list")
         .iter()
         .map(|v| Shape {
+            arch: text(v, "arch"),
             name: text(v, "name"),
             m: num(v, "m"),
             n: num(v, "n"),
             k: num(v, "k"),
             blocks: num(v, "blocks"),
-            ab: text(v, "ab_type"),
+            a: text(v, "a_type"),
+            b: text(v, "b_type"),
             ab_per_lane: num(v, "ab_per_lane"),
             cd: text(v, "cd_type"),
             cd_per_lane: num(v, "cd_per_lane"),
@@ -111,6 +132,20 @@ pub fn shapes() -> Vec<Shape> {
 pub type Elem = [usize; 3];
 
 impl Shape {
+    /// The name as users write it: bare for CDNA2, `cdna3::NAME` for CDNA3.
+    pub fn id(&self) -> String {
+        if self.arch == ARCHS[0] {
+            self.name.clone()
+        } else {
+            format!("{}::{}", self.arch, self.name)
+        }
+    }
+
+    /// Whether this is CDNA3's (whose modifier rules differ, reference 3).
+    pub fn cdna3(&self) -> bool {
+        self.arch == "cdna3"
+    }
+
     /// (blocks, rows, cols) of an operand.
     pub fn extent(&self, op: char) -> (usize, usize, usize) {
         match op {
@@ -214,9 +249,10 @@ pub fn lanes(doc: &Value) -> Vec<Vec<Vec<Elem>>> {
     serde_json::from_value(doc["lanes"].clone()).expect("lanes[lane][item] = [[b, r, c], ...]")
 }
 
-/// Reference 3.1: legal (cbsz, abid) pairs of a builtin (FP64 and 1-block ones have only (0, 0)).
+/// Reference 3.1 (both architectures): legal (cbsz, abid) pairs of a builtin
+/// (FP64 and 1-block ones have only (0, 0)).
 pub fn broadcast_pairs(s: &Shape) -> Vec<(usize, usize)> {
-    if s.ab == "f64" || s.blocks == 1 {
+    if s.a == "f64" || s.blocks == 1 {
         return vec![(0, 0)];
     }
     let max = s.blocks.trailing_zeros() as usize;
@@ -225,12 +261,29 @@ pub fn broadcast_pairs(s: &Shape) -> Vec<(usize, usize)> {
         .collect()
 }
 
-/// Reference 3.2: largest legal blgp.
+/// Largest legal blgp. CDNA2 3.2: 7 on every non-f64 builtin. CDNA3 3.1,
+/// 3.2: 7 on the multi-block non-f64 ones and the two single-block f32
+/// ones; every other single-block builtin takes no modifier, and f64's bits
+/// are negation flags.
 pub fn blgp_max(s: &Shape) -> usize {
-    if s.ab == "f64" {
-        0
+    let pattern = if s.cdna3() {
+        (s.blocks > 1 && s.a != "f64") || s.a == "f32"
     } else {
+        s.a != "f64"
+    };
+    if pattern {
         7
+    } else {
+        0
+    }
+}
+
+/// Largest legal negation mask: CDNA3 3.3, any of a, b, c on f64; none elsewhere.
+pub fn neg_max(s: &Shape) -> usize {
+    if s.cdna3() && s.a == "f64" {
+        7
+    } else {
+        0
     }
 }
 
