@@ -75,16 +75,13 @@ pub fn execute_into_prechecked<X: Instr, const CBSZ: i32, const ABID: i32, const
     b: &FragB<X>,
     c: &mut Acc<X>,
 ) {
-    // f16/bf16 without modifiers: a chain of one, which scans the inputs
-    // for the fast path; the per-instruction kernel (the exact statement
-    // of reference 4.2, kept for routed operands) does not. The other
-    // families' per-instruction kernels are as fast as a chain of one.
+    // The grouped and fused families without modifiers: a chain of one,
+    // which scans the inputs for the fast path; the per-instruction kernel
+    // (the exact statement of reference 4.2, kept for routed operands) does
+    // not. The other families' per-instruction kernels are as fast as a
+    // chain of one.
     #[cfg(not(target_arch = "amdgpu"))]
-    if CBSZ == 0
-        && ABID == 0
-        && BLGP == 0
-        && matches!(X::SPEC.arith, mfma_spec::Arith::GroupedSum { .. })
-    {
+    if CBSZ == 0 && ABID == 0 && BLGP == 0 && X::SPEC.arith.group().is_some() {
         crate::soft::run_chain::<X>(core::slice::from_ref(a), core::slice::from_ref(b), c);
     } else {
         crate::soft::run::<X>(

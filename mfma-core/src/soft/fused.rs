@@ -365,12 +365,88 @@ const fn group_of<X: Instr>() -> usize {
     g
 }
 
-/// Block `blk` of steps `0..steps` on decoded inputs, output by output,
+// ---------------------------------------------------------------------------
+// Packed inputs: what panels and chains hold.
+
+/// An input packed in 32 bits for the chain kernels: bits 0..=13 the
+/// significand field (A: `m << 3`, B: `m << 1`, with `m < 2^11` and value
+/// `m · 2^(e − 10)`, the one scale every fused input type fits), bit 14
+/// infinite, bit 15 NaN, bits 16..=26 `e + 512`, bit 31 the sign. Zero has
+/// `m = 0` and exponent field 0, below every real exponent (≥ 363).
+///
+/// The shifts make `(m_a << 3) · (m_b << 1) = 16 · m_a · m_b`: a product
+/// already in units of `2^(e_dot − 24)` when it has the largest exponent.
+pub type Packed = u32;
+
+const M_FIELD: u32 = 0x3fff;
+const INF_BIT: u32 = 1 << 14;
+const NAN_BIT: u32 = 1 << 15;
+const SIGN_BIT: u32 = 1 << 31;
+const E_BIAS: i32 = 512;
+
+/// Packs an input (side A shifts its significand by 3, side B by 1).
+#[inline(always)]
+fn pack<T: FusedInput>(x: T, shift: u32) -> Packed {
+    let d = x.decode();
+    let sign = u32::from(d.flags & NEG) << 31;
+    if d.flags & NAN != 0 {
+        return NAN_BIT;
+    }
+    if d.flags & INF != 0 {
+        return sign | INF_BIT;
+    }
+    if d.m == 0 {
+        return sign;
+    }
+    // Exact: every fused input type has at most 11 significant bits at its
+    // own exponent (subnormals included), so the low 13 bits of the f32-scale
+    // significand are zero.
+    let m = d.m >> 13;
+    sign | (((i32::from(d.e) + E_BIAS) as u32) << 16) | (m << shift)
+}
+
+/// The decoded input of a packed one (`shift` as it was packed).
+#[inline(always)]
+fn unpack(w: Packed, shift: u32) -> Dec {
+    let flags = if w & NAN_BIT != 0 {
+        NAN
+    } else {
+        u8::from(w & SIGN_BIT != 0) | if w & INF_BIT != 0 { INF } else { 0 }
+    };
+    let m = ((w & M_FIELD) >> shift) << 13;
+    let e = if m == 0 {
+        0
+    } else {
+        ((w >> 16) & 0x7ff) as i32 - E_BIAS
+    };
+    Dec {
+        m,
+        e: e as i16,
+        flags,
+    }
+}
+
+/// Exponents of the inputs the fast chain takes: products stay below 2^126
+/// (no overflow to handle) and above 2^-120.
+const FAST_EXP: core::ops::RangeInclusive<i32> = -60..=62;
+
+/// Whether a packed input suits the fast chain: finite, and zero or of a
+/// moderate exponent (see [`FAST_EXP`]).
+#[inline(always)]
+fn fast_input(w: Packed) -> bool {
+    let e = ((w >> 16) & 0x7ff) as i32 - E_BIAS;
+    w & (INF_BIT | NAN_BIT) == 0 && (w & M_FIELD == 0 || FAST_EXP.contains(&e))
+}
+
+// ---------------------------------------------------------------------------
+// The exact statement, output by output.
+
+/// Block `blk` of steps `0..steps` on packed inputs, output by output,
 /// exactly as reference 4.2/4.3 state it.
 #[inline(always)]
 fn exact<X: Instr, const SPLIT: bool>(
-    a: Win<'_, Dec>,
-    b: Win<'_, Dec>,
+    a: Win<'_, Packed>,
+    b: Win<'_, Packed>,
     steps: usize,
     blk: usize,
     c: &mut [f32],
@@ -382,15 +458,26 @@ fn exact<X: Instr, const SPLIT: bool>(
             let a_row = a.row(t, blk, i, k);
             for (j, acc) in c_row.iter_mut().enumerate() {
                 for q in (0..k).step_by(g) {
-                    let pairs = (q..q + g).map(|kk| (a_row[kk], b.row(t, blk, kk, n)[j]));
-                    *acc = step::<SPLIT>(pairs, *acc);
+                    *acc = exact_step::<SPLIT>(a_row, b, (t, blk, q, g, j), *acc);
                 }
             }
         }
     }
 }
 
-/// One instruction, operands routed: decode each block, then [`exact`].
+/// One step of output column `j` on group `q..q + g` of step `t`.
+#[inline(always)]
+fn exact_step<const SPLIT: bool>(
+    a_row: &[Packed],
+    b: Win<'_, Packed>,
+    (t, blk, q, g, j): (usize, usize, usize, usize, usize),
+    acc: f32,
+) -> f32 {
+    let pairs = (q..q + g).map(|kk| (unpack(a_row[kk], 3), unpack(b.row(t, blk, kk, j + 1)[j], 1)));
+    step::<SPLIT>(pairs, acc)
+}
+
+/// One instruction, operands routed: pack each block, then [`exact`].
 fn run_blocks<X: Instr, A: FusedInput, B: FusedInput, const SPLIT: bool>(
     m: Modifiers,
     a: &[A],
@@ -398,34 +485,235 @@ fn run_blocks<X: Instr, A: FusedInput, B: FusedInput, const SPLIT: bool>(
     c: &mut [f32],
 ) {
     let s = X::SPEC;
-    let (mut da, mut db) = (
-        [Dec::default(); MAX_FRAGMENT],
-        [Dec::default(); MAX_FRAGMENT],
-    );
+    let (mut pa, mut pb) = ([0 as Packed; MAX_FRAGMENT], [0 as Packed; MAX_FRAGMENT]);
     for (a, b, c) in blocks::<X, A, B, f32>(m, a, b, c) {
-        for (d, &x) in da.iter_mut().zip(a) {
-            *d = x.decode();
+        for (p, &x) in pa.iter_mut().zip(a) {
+            *p = pack(x, 3);
         }
-        for (d, &x) in db.iter_mut().zip(b) {
-            *d = x.decode();
+        for (p, &x) in pb.iter_mut().zip(b) {
+            *p = pack(x, 1);
         }
-        let a = Win::new(&da[..a.len()], [0, 0, s.k], [1, 1, s.m, s.k]);
-        let b = Win::new(&db[..b.len()], [0, 0, s.n], [1, 1, s.k, s.n]);
+        let a = Win::new(&pa[..a.len()], [0, 0, s.k], [1, 1, s.m, s.k]);
+        let b = Win::new(&pb[..b.len()], [0, 0, s.n], [1, 1, s.k, s.n]);
         exact::<X, SPLIT>(a, b, 1, 0, c);
     }
 }
 
-/// A chain on decoded inputs.
-fn chain_blocks<X: Instr, const SPLIT: bool>(
-    a: Win<'_, Dec>,
-    b: Win<'_, Dec>,
+// ---------------------------------------------------------------------------
+// The fast chain: the same steps, W outputs at a time, in integer and f64
+// lanes (what the vector units do), for inputs that passed `fast_input`.
+
+/// `W` outputs of one row, through the steps of a chain: per group, the
+/// largest product exponent (pass 1), the truncated products summed in
+/// integers (pass 2), then the accumulator step in f64, where each
+/// operation is exact; lanes the fast step cannot take (a `c` that must be
+/// floored, a result below 2^-126) are redone by [`exact_step`].
+#[inline(always)]
+fn fast_row<X: Instr, const SPLIT: bool, const N: usize, const W: usize>(
+    a: Win<'_, Packed>,
+    b: Win<'_, Packed>,
     steps: usize,
+    (blk, i, j0): (usize, usize, usize),
+    c: &mut [f32; W],
+) {
+    let g = const { group_of::<X>() };
+    let k = X::SPEC.k;
+    for t in 0..steps {
+        let a_row = a.row(t, blk, i, k);
+        let b_rows = b.run::<N>(t, blk, 0, k);
+        for q in (0..k).step_by(g) {
+            let mut sums = [[0i32; W]; 2];
+            let mut e_dots = [[0i32; W]; 2];
+            // Pass 1: the largest exponent per output (per parity if SPLIT).
+            for kk in 0..g {
+                let ea = ((a_row[q + kk] >> 16) & 0x7ff) as i32;
+                let row = b_rows.get::<W>(q + kk, j0);
+                let e_dot = &mut e_dots[if SPLIT { kk % 2 } else { 0 }];
+                for l in 0..W {
+                    let e = ea + ((row[l] >> 16) & 0x7ff) as i32;
+                    e_dot[l] = e_dot[l].max(e);
+                }
+            }
+            // Pass 2: each product, truncated toward zero to a multiple of
+            // 2^(e_dot − 24), summed exactly.
+            for kk in 0..g {
+                let aw = a_row[q + kk];
+                let (am, ea) = ((aw & M_FIELD) as i32, ((aw >> 16) & 0x7ff) as i32);
+                let row = b_rows.get::<W>(q + kk, j0);
+                let p = if SPLIT { kk % 2 } else { 0 };
+                let (sum, e_dot) = (&mut sums[p], &e_dots[p]);
+                for l in 0..W {
+                    let bw = row[l];
+                    let product = (am * (bw & M_FIELD) as i32) as u32;
+                    let d = (e_dot[l] - ea - ((bw >> 16) & 0x7ff) as i32) as u32;
+                    let t = if d < 32 { product >> d } else { 0 } as i32;
+                    let neg = ((aw ^ bw) as i32) >> 31;
+                    sum[l] += (t ^ neg) - neg;
+                }
+            }
+            // 4.3 step 3: both parities' sums floored to the larger exponent.
+            let mut sum = sums[0];
+            let mut e_dot = e_dots[0];
+            if SPLIT {
+                for l in 0..W {
+                    let (e0, e1) = (e_dots[0][l], e_dots[1][l]);
+                    let e = e0.max(e1);
+                    let sh = |x: i32, by: i32| if by < 31 { x >> by } else { x >> 31 };
+                    sum[l] = sh(sums[0][l], e - e0) + sh(sums[1][l], e - e1);
+                    e_dot[l] = e;
+                }
+            }
+            let redo = fast_combine::<SPLIT, W>(&sum, &e_dot, c);
+            if redo != 0 {
+                for l in (0..W).filter(|l| redo >> l & 1 != 0) {
+                    // `c[l]` still holds the step's input in a redone lane.
+                    c[l] = exact_step::<SPLIT>(a_row, b, (t, blk, q, g, j0 + l), c[l]);
+                }
+            }
+        }
+    }
+}
+
+/// Steps 3–5 for `W` outputs whose sums `sum` (units of `2^(e_dot − 24)`,
+/// `e_dot` biased by 1024) are known: `c` becomes each step's result.
+/// Returns a bit mask of the lanes it left alone for the exact path: those
+/// whose result lies below 2^-126 (where the final floor is finer).
+///
+/// `E = max(e_dot, e_c)`; `c` is floored to a multiple of `2^(E − 24)` by
+/// clearing bits of its f64 significand (a no-op unless the products
+/// dominate; 4.3 drops it when 25 binades below), `S` to `2^(E − 32)` by a
+/// shift; `T = S + c` is then exact in f64 (at most 34 significant bits);
+/// flooring `T` to `2^(e_T − 31)` clears its significand's low 21 bits
+/// (rounding a negative one away from zero), and the conversion to f32 is
+/// the final round to nearest even.
+#[inline(always)]
+fn fast_combine<const SPLIT: bool, const W: usize>(
+    sum: &[i32; W],
+    e_dot: &[i32; W],
+    c: &mut [f32; W],
+) -> u32 {
+    let mut redo = 0u32;
+    let mut out = *c;
+    for l in 0..W {
+        let bits = c[l].to_bits();
+        let e_c = (((bits >> 23) & 0xff) as i32 - 127).max(-126);
+        let e_dot = e_dot[l] - 2 * E_BIAS;
+        let big_e = e_dot.max(e_c);
+        let sh = (big_e - e_dot - 8).max(0);
+        let s = if sh < 31 { sum[l] >> sh } else { sum[l] >> 31 };
+        let unit = e_dot - 24 + sh;
+        let scale = f64::from_bits(((unit + 1023).clamp(1, 2046) as u64) << 52);
+        let c_used = if SPLIT && e_c < big_e - 25 {
+            0.0
+        } else {
+            floor_to(f64::from(c[l]), big_e - 24)
+        };
+        let t = f64::from(s) * scale + c_used;
+        let tb = t.to_bits();
+        let tiny = t != 0.0 && t.abs() < f64::from(f32::MIN_POSITIVE);
+        let floored = if tb >> 63 != 0 {
+            (tb + 0x1f_ffff) & !0x1f_ffff
+        } else {
+            tb & !0x1f_ffff
+        };
+        // A redone lane keeps the step's input for the exact path.
+        out[l] = if tiny {
+            c[l]
+        } else {
+            f64::from_bits(floored) as f32
+        };
+        redo |= u32::from(tiny) << l;
+    }
+    *c = out;
+    redo
+}
+
+/// `x` (an f32 widened to f64, so normal in f64 or zero) floored to a
+/// multiple of `2^q`, by clearing significand bits.
+#[inline(always)]
+fn floor_to(x: f64, q: i32) -> f64 {
+    let b = x.to_bits();
+    let e = ((b >> 52) & 0x7ff) as i32 - 1023;
+    let bits = q - e + 52;
+    let neg = b >> 63 != 0;
+    if x == 0.0 || bits <= 0 {
+        x
+    } else if bits <= 52 {
+        let mask = (1u64 << bits) - 1;
+        f64::from_bits(if neg { (b + mask) & !mask } else { b & !mask })
+    } else if neg {
+        -f64::from_bits(((q + 1023).clamp(1, 2046) as u64) << 52)
+    } else {
+        0.0
+    }
+}
+
+/// Block `blk` of a chain on the fast path, `W` columns at a time.
+#[inline(always)]
+fn fast_block<X: Instr, const SPLIT: bool, const N: usize, const W: usize>(
+    a: Win<'_, Packed>,
+    b: Win<'_, Packed>,
+    steps: usize,
+    blk: usize,
+    c: &mut [f32],
+) {
+    for (i, c_row) in c.as_chunks_mut::<N>().0.iter_mut().enumerate() {
+        for (v, c) in c_row.as_chunks_mut::<W>().0.iter_mut().enumerate() {
+            fast_row::<X, SPLIT, N, W>(a, b, steps, (blk, i, v * W), c);
+        }
+    }
+}
+
+/// A chain on packed inputs: the fast path for a block when every input
+/// passed [`fast_input`] and the columns are whole vectors; else the exact one.
+#[inline(always)]
+fn chain_body<X: Instr, const SPLIT: bool>(
+    a: Win<'_, Packed>,
+    b: Win<'_, Packed>,
+    steps: usize,
+    plain: bool,
     c: &mut [f32],
 ) {
     let s = X::SPEC;
     for (blk, c) in c.chunks_exact_mut(s.m * s.n).enumerate() {
-        exact::<X, SPLIT>(a, b, steps, blk, c);
+        match (plain, s.n) {
+            (true, 32) => fast_block::<X, SPLIT, 32, 8>(a, b, steps, blk, c),
+            (true, 16) => fast_block::<X, SPLIT, 16, 8>(a, b, steps, blk, c),
+            (true, 4) => fast_block::<X, SPLIT, 4, 4>(a, b, steps, blk, c),
+            _ => exact::<X, SPLIT>(a, b, steps, blk, c),
+        }
     }
+}
+
+// `multiversion!` takes no const generics: one wrapper per value of SPLIT.
+#[inline(always)]
+fn chain_tr_body<X: Instr>(
+    a: Win<'_, Packed>,
+    b: Win<'_, Packed>,
+    steps: usize,
+    plain: bool,
+    c: &mut [f32],
+) {
+    chain_body::<X, false>(a, b, steps, plain, c)
+}
+
+#[inline(always)]
+fn chain_gtr_body<X: Instr>(
+    a: Win<'_, Packed>,
+    b: Win<'_, Packed>,
+    steps: usize,
+    plain: bool,
+    c: &mut [f32],
+) {
+    chain_body::<X, true>(a, b, steps, plain, c)
+}
+
+super::cpu::multiversion! {
+    fn chain_tr<X: Instr>(a: Win<'_, Packed>, b: Win<'_, Packed>, steps: usize, plain: bool, c: &mut [f32]) => chain_tr_body
+}
+
+super::cpu::multiversion! {
+    fn chain_gtr<X: Instr>(a: Win<'_, Packed>, b: Win<'_, Packed>, steps: usize, plain: bool, c: &mut [f32]) => chain_gtr_body
 }
 
 /// The family of CDNA3's f16, bf16 (`_1k`) and xf32 builtins: the
@@ -434,73 +722,55 @@ fn chain_blocks<X: Instr, const SPLIT: bool>(
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Truncated<T>(PhantomData<T>);
 
-impl<T: FusedInput> Kernel for Truncated<T> {
-    type A = T;
-    type B = T;
-    type C = f32;
-    type Wide = Dec;
-
-    #[inline(always)]
-    fn widen_a(x: T) -> Dec {
-        x.decode()
-    }
-
-    #[inline(always)]
-    fn widen_b(x: T) -> Dec {
-        x.decode()
-    }
-
-    fn run<X: Instr>(m: Modifiers, a: &[T], b: &[T], c: &mut [f32]) {
-        run_blocks::<X, T, T, false>(m, a, b, c)
-    }
-
-    fn chain_wide<X: Instr>(
-        a: Win<'_, Dec>,
-        b: Win<'_, Dec>,
-        steps: usize,
-        _: bool,
-        c: &mut [f32],
-    ) {
-        chain_blocks::<X, false>(a, b, steps, c)
-    }
-}
-
 /// The family of CDNA3's fp8/bf8 builtins (A's format `TA`, B's `TB`):
 /// the grouped truncated dot product of reference CDNA3 4.3, one step per
 /// [`Arith::SplitTruncatedDot`] group.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SplitTruncated<TA, TB>(PhantomData<(TA, TB)>);
 
-impl<TA: FusedInput, TB: FusedInput> Kernel for SplitTruncated<TA, TB> {
-    type A = TA;
-    type B = TB;
-    type C = f32;
-    type Wide = Dec;
+/// The two families differ only in their input types and in `SPLIT`.
+macro_rules! fused_kernel {
+    ($family:ty, [$($g:ident),*], $a:ty, $b:ty, $split:literal, $chain:ident) => {
+        impl<$($g: FusedInput),*> Kernel for $family {
+            type A = $a;
+            type B = $b;
+            type C = f32;
+            type Wide = Packed;
 
-    #[inline(always)]
-    fn widen_a(x: TA) -> Dec {
-        x.decode()
-    }
+            #[inline(always)]
+            fn widen_a(x: $a) -> Packed {
+                pack(x, 3)
+            }
 
-    #[inline(always)]
-    fn widen_b(x: TB) -> Dec {
-        x.decode()
-    }
+            #[inline(always)]
+            fn widen_b(x: $b) -> Packed {
+                pack(x, 1)
+            }
 
-    fn run<X: Instr>(m: Modifiers, a: &[TA], b: &[TB], c: &mut [f32]) {
-        run_blocks::<X, TA, TB, true>(m, a, b, c)
-    }
+            #[inline(always)]
+            fn plain(w: Packed) -> bool {
+                fast_input(w)
+            }
 
-    fn chain_wide<X: Instr>(
-        a: Win<'_, Dec>,
-        b: Win<'_, Dec>,
-        steps: usize,
-        _: bool,
-        c: &mut [f32],
-    ) {
-        chain_blocks::<X, true>(a, b, steps, c)
-    }
+            fn run<X: Instr>(m: Modifiers, a: &[$a], b: &[$b], c: &mut [f32]) {
+                run_blocks::<X, $a, $b, $split>(m, a, b, c)
+            }
+
+            fn chain_wide<X: Instr>(
+                a: Win<'_, Packed>,
+                b: Win<'_, Packed>,
+                steps: usize,
+                plain: bool,
+                c: &mut [f32],
+            ) {
+                $chain::<X>(a, b, steps, plain, c)
+            }
+        }
+    };
 }
+
+fused_kernel!(Truncated<T>, [T], T, T, false, chain_tr);
+fused_kernel!(SplitTruncated<TA, TB>, [TA, TB], TA, TB, true, chain_gtr);
 
 #[cfg(test)]
 mod tests {
