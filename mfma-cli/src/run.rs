@@ -124,8 +124,8 @@ fn one(v: &Value, arch: ArchChoice) -> Result<Outcome> {
     let a = matrix(v, "A", b.a_type, b.m * b.k, "M*K")?;
     let bm = matrix(v, "B", b.b_type, b.k * b.n, "K*N")?;
     let c = matrix(v, "C", b.cd, b.m * b.n, "M*N")?;
-    let blocks = mfma_core::visit(
-        &b.path().to_string(),
+    let blocks = mfma_core::visit_builtin(
+        b,
         Exec {
             a: &a,
             b: &bm,

@@ -105,10 +105,22 @@ impl<X: Instr, O: Operand> core::fmt::Debug for Fragment<X, O> {
 }
 
 impl<X: Instr, O: Operand> Fragment<X, O> {
-    /// This operand's layout.
+    /// This operand's layout (the spec's, as a constant).
+    ///
+    /// ```
+    /// use mfma_core::{mfma, Acc};
+    /// assert_eq!(Acc::<mfma!(f32_32x32x8bf16_1k)>::LAYOUT.items, 16);
+    /// ```
     pub const LAYOUT: Layout = *X::SPEC.layout(O::OPERAND);
 
     /// Wraps raw storage (matrix order on the host, the lane's items on the GPU).
+    ///
+    /// ```
+    /// use mfma_core::{mfma, Acc};
+    /// type X = mfma!(f64_4x4x4f64); // 4 blocks of 4 x 4: 64 elements
+    /// let c = Acc::<X>::from_regs([1.5; 64]);
+    /// assert_eq!(c.get(3, 3, 3), 1.5);
+    /// ```
     #[inline]
     pub fn from_regs(regs: O::Regs<X>) -> Self {
         Fragment {
@@ -118,31 +130,64 @@ impl<X: Instr, O: Operand> Fragment<X, O> {
     }
 
     /// The raw storage.
+    ///
+    /// ```
+    /// use mfma_core::{mfma, FragA};
+    /// type X = mfma!(i32_4x4x4i8);
+    /// assert_eq!(FragA::<X>::splat(3).regs().len(), 16 * 4 * 4);
+    /// ```
     #[inline]
     pub fn regs(&self) -> &O::Regs<X> {
         &self.regs
     }
 
     /// The raw storage, mutably.
+    ///
+    /// ```
+    /// use mfma_core::{mfma, Acc};
+    /// type X = mfma!(f32_16x16x4f32);
+    /// let mut c = Acc::<X>::zero();
+    /// c.regs_mut()[0] = 2.0; // element (0, 0, 0) on the host (matrix order)
+    /// assert_eq!(c.get(0, 0, 0), 2.0);
+    /// ```
     #[inline]
     pub fn regs_mut(&mut self) -> &mut O::Regs<X> {
         &mut self.regs
     }
 
     /// Every element zero.
+    ///
+    /// ```
+    /// use mfma_core::{mfma, Acc};
+    /// assert!(Acc::<mfma!(i32_32x32x4i8)>::zero().as_row_major().iter().all(|&x| x == 0));
+    /// ```
     #[inline]
     pub fn zero() -> Self {
         Self::splat(<O::Elem<X> as Element>::ZERO)
     }
 
     /// Every element `v`.
+    ///
+    /// ```
+    /// use mfma_core::{mfma, FragB, Fp8};
+    /// let b = FragB::<mfma!(cdna3::f32_32x32x16_fp8_fp8)>::splat(Fp8::ONE);
+    /// assert_eq!(b.at(15, 31), Fp8::ONE);
+    /// ```
     #[inline]
     pub fn splat(v: O::Elem<X>) -> Self {
         Self::from_regs(Storage::splat(v))
     }
 
     /// Builds a fragment from a function of (block, row, col): (b, i, k)
-    /// for A, (b, k, j) for B, (b, i, j) for the accumulator.
+    /// for A, (b, k, j) for B, (b, i, j) for the accumulator. On the GPU only
+    /// the calling lane's elements are asked for.
+    ///
+    /// ```
+    /// use mfma_core::{mfma, FragA};
+    /// type X = mfma!(f32_4x4x1f32); // 16 blocks, A is 4 x 1
+    /// let a = FragA::<X>::from_fn(|b, i, _k| (10 * b + i) as f32);
+    /// assert_eq!(a.get(7, 2, 0), 72.0);
+    /// ```
     #[inline]
     pub fn from_fn(mut f: impl FnMut(usize, usize, usize) -> O::Elem<X>) -> Self {
         let mut out = Self::zero();
@@ -151,7 +196,17 @@ impl<X: Instr, O: Operand> Fragment<X, O> {
     }
 
     /// Builds a fragment from row-major matrices, all blocks one after the
-    /// other (`blocks * rows * cols` elements).
+    /// other (`blocks * rows * cols` elements); [`as_row_major`](Fragment::as_row_major)
+    /// is the way back.
+    ///
+    /// ```
+    /// use mfma_core::{mfma, Acc};
+    /// type X = mfma!(f32_16x16x4f32);
+    /// let data: Vec<f32> = (0..256).map(|x| x as f32).collect();
+    /// let c = Acc::<X>::from_row_major(&data);
+    /// assert_eq!(c.get(0, 2, 3), 35.0);
+    /// assert_eq!(c.as_row_major(), &data[..]);
+    /// ```
     ///
     /// # Panics
     /// If `data` has another length.
@@ -210,6 +265,14 @@ impl<X: Instr, O: Operand> Fragment<X, O> {
 
     /// Calls `f(block, row, col, value)` for every element this fragment
     /// holds: all of them on the host, the calling lane's on the GPU.
+    ///
+    /// ```
+    /// use mfma_core::{mfma, Acc};
+    /// let c = Acc::<mfma!(f32_16x16x4f32)>::from_fn(|_, i, j| (i * j) as f32);
+    /// let mut sum = 0.0;
+    /// c.for_each(|_b, _i, _j, v| sum += v);
+    /// assert_eq!(sum, 120.0 * 120.0);
+    /// ```
     #[inline]
     pub fn for_each(&self, mut f: impl FnMut(usize, usize, usize, O::Elem<X>)) {
         let mut this = *self;
@@ -217,6 +280,10 @@ impl<X: Instr, O: Operand> Fragment<X, O> {
     }
 }
 
+/// **Host only**: on the host a fragment holds the whole wave, so any
+/// element or register slot can be read and written; on the GPU it holds one
+/// lane's items (use [`from_fn`](Fragment::from_fn) and
+/// [`for_each`](Fragment::for_each), which mean the same on both paths).
 #[cfg(not(target_arch = "amdgpu"))]
 impl<X: Instr, O: Operand> Fragment<X, O> {
     #[inline]
@@ -318,6 +385,13 @@ impl<X: Instr, O: Operand> Fragment<X, O> {
 
     /// The value in register slot (lane, item).
     ///
+    /// ```
+    /// use mfma_core::{mfma, Acc};
+    /// type X = mfma!(f32_32x32x8bf16_1k);
+    /// let c = Acc::<X>::from_fn(|_, i, j| (100 * i + j) as f32);
+    /// assert_eq!(c.slot(39, 1), 507.0); // C[5][7] sits in lane 39, item 1
+    /// ```
+    ///
     /// # Panics
     /// If the slot does not exist (lane ≥ 64 or item ≥ the items a lane
     /// holds), with the message [`Layout::coord`] gives.
@@ -329,6 +403,14 @@ impl<X: Instr, O: Operand> Fragment<X, O> {
 
     /// Sets register slot (lane, item).
     ///
+    /// ```
+    /// use mfma_core::{mfma, Acc};
+    /// type X = mfma!(f32_32x32x8bf16_1k);
+    /// let mut c = Acc::<X>::zero();
+    /// c.set_slot(39, 1, 4.0);
+    /// assert_eq!(c.at(5, 7), 4.0);
+    /// ```
+    ///
     /// # Panics
     /// As [`slot`](Fragment::slot).
     #[inline]
@@ -338,6 +420,14 @@ impl<X: Instr, O: Operand> Fragment<X, O> {
     }
 
     /// The items of one lane, in register order.
+    ///
+    /// ```
+    /// use mfma_core::{mfma, FragA};
+    /// type X = mfma!(f32_32x32x8bf16_1k); // A: lane i + 32·(k / 4), item k % 4
+    /// let a = FragA::<X>::from_fn(|_, i, k| half::bf16::from_f32((10 * i + k) as f32));
+    /// let lane: Vec<f32> = a.lane(33).map(|x| x.to_f32()).collect();
+    /// assert_eq!(lane, [14.0, 15.0, 16.0, 17.0]); // row 1, k = 4..8
+    /// ```
     ///
     /// # Panics
     /// If `lane` is not below 64.
@@ -349,6 +439,13 @@ impl<X: Instr, O: Operand> Fragment<X, O> {
 
     /// Block `b` as a row-major `rows × cols` matrix (how a result is read back).
     ///
+    /// ```
+    /// use mfma_core::{mfma, Acc};
+    /// type X = mfma!(f32_4x4x1f32);
+    /// let c = Acc::<X>::from_fn(|b, _, _| b as f32);
+    /// assert_eq!(c.block(9), &[9.0; 16]);
+    /// ```
+    ///
     /// # Panics
     /// If `b` is not a block of the builtin.
     #[inline]
@@ -359,7 +456,14 @@ impl<X: Instr, O: Operand> Fragment<X, O> {
         &self.regs.as_ref()[b * l.rows * l.cols..][..l.rows * l.cols]
     }
 
-    /// All elements in row-major order, blocks one after the other.
+    /// All elements in row-major order, blocks one after the other (the
+    /// inverse of [`from_row_major`](Fragment::from_row_major)).
+    ///
+    /// ```
+    /// use mfma_core::{mfma, Acc};
+    /// let c = Acc::<mfma!(f64_4x4x4f64)>::from_fn(|b, i, j| (b * 16 + i * 4 + j) as f64);
+    /// assert_eq!(c.as_row_major()[37], 37.0);
+    /// ```
     #[inline]
     pub fn as_row_major(&self) -> &[O::Elem<X>] {
         self.regs.as_ref()
@@ -368,13 +472,18 @@ impl<X: Instr, O: Operand> Fragment<X, O> {
 
 /// The 1-block accessors' compile-time check.
 const fn one_block<X: Instr>() {
-    assert!(
-        X::SPEC.blocks == 1,
-        "`at`/`set_at` take (row, col) of a 1-block builtin; this builtin has several blocks: \
-         use `get(block, row, col)` / `set(block, row, col, v)`"
-    );
+    if X::SPEC.blocks != 1 {
+        let m = mfma_spec::Message::new()
+            .str("`at`/`set_at` take (row, col) of a 1-block builtin, but ")
+            .path(X::SPEC)
+            .str(" has ")
+            .uint(X::SPEC.blocks as u64)
+            .str(" blocks: say which with `get(block, row, col)` / `set(block, row, col, v)`");
+        panic!("{}", m.as_str());
+    }
 }
 
+/// **GPU only**: a fragment holds the calling lane's items.
 #[cfg(target_arch = "amdgpu")]
 impl<X: Instr, O: Operand> Fragment<X, O> {
     // Coordinates here come from the layout's own slots, so the range

@@ -39,6 +39,7 @@ mod exec;
 mod formats;
 mod fragment;
 mod instr;
+mod matrix;
 #[cfg(not(target_arch = "amdgpu"))]
 pub mod soft;
 
@@ -46,10 +47,18 @@ pub use element::{Element, Storage};
 pub use exec::{execute, execute_chain_into, execute_into};
 pub use formats::{Bf8, Fp8, Xf32};
 pub use fragment::{Acc, FragA, FragB, Fragment, Operand, A, B, C};
+pub use matrix::{FromF32, Matrix, MatrixMut};
+// The spec's types a user touches, documented here too: layouts and their
+// coordinates, a builtin's table row, modifiers.
 pub use half;
 pub use instr::{Instr, Visit};
 pub use mfma_macros::mfma;
 pub use mfma_spec as spec;
+#[doc(inline)]
+pub use mfma_spec::{
+    Arch, Arith, BlgpBits, Builtin, Coord, ElemType, Layout, Modifier, ModifierError, Modifiers,
+    Slot,
+};
 
 #[doc(hidden)]
 pub mod __private {

@@ -59,7 +59,25 @@ pub fn archs() -> TokenStream {
         /// assert_eq!(mfma_core::visit("cdna3::f32_32x32x8f16", Cycles), Some(32));
         /// ```
         pub fn visit<V: Visit>(name: &str, v: V) -> ::core::option::Option<V::Output> {
-            let b = ::mfma_core::spec::find(name)?;
+            visit_builtin(::mfma_core::spec::find(name)?, v)
+        }
+
+        /// [`visit`] for a builtin already looked up in the spec.
+        ///
+        /// ```
+        /// use mfma_core::{Instr, Visit};
+        /// struct Name;
+        /// impl Visit for Name {
+        ///     type Output = &'static str;
+        ///     fn visit<X: Instr>(self) -> &'static str { X::SPEC.isa }
+        /// }
+        /// let b = mfma_core::spec::find("cdna3::f32_32x32x1f32").unwrap();
+        /// assert_eq!(mfma_core::visit_builtin(b, Name), Some("v_mfma_f32_32x32x1_2b_f32"));
+        /// ```
+        pub fn visit_builtin<V: Visit>(
+            b: &::mfma_core::spec::Builtin,
+            v: V,
+        ) -> ::core::option::Option<V::Output> {
             match b.arch {
                 #(#arms)*
                 _ => ::core::option::Option::None,

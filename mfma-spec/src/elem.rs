@@ -86,8 +86,10 @@ impl ElemType {
         }
     }
 
-    /// The HIP/C scalar type of one element as the seed document writes it
-    /// (8-bit floats have none: HIP packs them into integers).
+    /// The HIP/C scalar type of one element as the seed document writes it.
+    /// Not always the type the builtin takes: packed operands travel as
+    /// integers or vectors (eight fp8 in a `long`; see
+    /// [`Builtin::llvm_ab`](crate::Builtin::llvm_ab)).
     pub const fn c_type(self) -> &'static str {
         match self {
             ElemType::F32 | ElemType::Xf32 => "float",

@@ -49,8 +49,9 @@ pub use suggest::{closest, edit_distance, strip_prefix, LookupError};
 /// Lanes in a CDNA wavefront.
 pub const WAVE: usize = 64;
 
-/// One GPU architecture's table of builtins.
-#[derive(Debug, PartialEq, Eq)]
+/// One GPU architecture's table of builtins. Two are equal when they have
+/// the same name.
+#[derive(Debug)]
 pub struct Arch {
     /// Short name (`cdna2`): the prefix users write (`cdna3::NAME`), and the
     /// module of `mfma-core` holding its types.
@@ -69,6 +70,14 @@ pub struct Arch {
     /// The builtins.
     pub builtins: &'static [Builtin],
 }
+
+impl PartialEq for Arch {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for Arch {}
 
 /// Every architecture known to this crate; the first is the default, which
 /// a name without an `arch::` prefix means (CDNA2: the seed's spelling).

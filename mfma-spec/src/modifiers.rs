@@ -330,8 +330,8 @@ impl ModifierError {
                 .str(" its blgp bits are ")
                 .str(family(builtin))
                 .str(
-                    " negation flags, not a B lane-group pattern; write `neg = [a, b, c]` \
-                      (any subset) to negate operands",
+                    " negation flags, not a B lane-group pattern: negate operands with `neg` \
+                      instead (any subset of a, b, c)",
                 ),
             ModifierError::BlgpTooLarge { builtin, value } => m
                 .str("blgp must be in 0..=")
@@ -529,7 +529,7 @@ const fn neg_unsupported(b: &'static Builtin) -> Message {
                         f if f + 1 == total => " and ",
                         _ => ", ",
                     });
-                    m = m.str(table[i].name);
+                    m = m.path(&table[i]);
                     found += 1;
                 }
                 i += 1;

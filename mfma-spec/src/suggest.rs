@@ -56,6 +56,12 @@ fn parts(name: &str) -> Option<Parts<'_>> {
     } else {
         (input, !suffix.is_empty())
     };
+    // One 8-bit float type written for both inputs (`..._fp8`) means both.
+    let input = match input {
+        i if i.eq_ignore_ascii_case("fp8") => "fp8_fp8",
+        i if i.eq_ignore_ascii_case("bf8") => "bf8_bf8",
+        i => i,
+    };
     Some(Parts {
         out,
         m,
@@ -95,7 +101,7 @@ fn score(wanted: &str, candidate: &str) -> usize {
 /// assert_eq!(mfma_spec::closest("f64_16x16x4").name, "f64_16x16x4f64");
 /// assert_eq!(mfma_spec::closest("f32_32x32x8bf16_k1").name, "f32_32x32x8bf16_1k");
 /// assert_eq!(mfma_spec::closest("f32_16x16x16fp16").name, "f32_16x16x16f16");
-/// assert_eq!(mfma_spec::closest("cdna3::f32_32x32x16_fp8").arch, "cdna3");
+/// assert_eq!(mfma_spec::closest("cdna3::f32_32x32x16_fp8").name, "f32_32x32x16_fp8_fp8");
 /// ```
 pub fn closest(name: &str) -> &'static Builtin {
     let (prefix, bare) = crate::split_arch(name);

@@ -36,7 +36,7 @@ const CASES: u32 = 64;
 #[test]
 fn triples_are_all_legal_ones() {
     for x in ARCHS.iter().flat_map(|a| a.builtins) {
-        let got = mfma_core::visit(&x.path().to_string(), CountLegal).unwrap();
+        let got = mfma_core::visit_builtin(x, CountLegal).unwrap();
         let space = (0..8).flat_map(|c| (0..16).flat_map(move |a| (0..8).map(move |g| [c, a, g])));
         let want: Vec<Modifiers> = space
             .map(|imm| Modifiers::from_immediates(x, imm))

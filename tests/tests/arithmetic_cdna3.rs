@@ -87,7 +87,7 @@ fn agree_with_model(arch: &str, family_name: &str) {
             cases: CASES,
             reference,
         };
-        let sets = mfma_core::visit(&x.path().to_string(), check).unwrap();
+        let sets = mfma_core::visit_builtin(x, check).unwrap();
         println!(
             "{:<29} {CASES} cases x {sets:>3} legal modifier sets = {:>5} executions",
             x.path(),
