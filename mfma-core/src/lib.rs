@@ -68,3 +68,8 @@ pub mod __private {
 }
 
 mfma_macros::__define_archs!();
+
+/// The crate README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

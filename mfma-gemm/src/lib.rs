@@ -78,3 +78,8 @@ pub use kernel::{gemm_workgroup, HostScratch, TileKey};
 pub use launch::{available_threads, gemm};
 #[cfg(not(target_arch = "amdgpu"))]
 pub use staged::{StagedBuffers, StagedTiles};
+
+/// The crate README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -364,3 +364,8 @@ pub fn split_arch(name: &str) -> (Option<&str>, &str) {
         None => (None, name.trim()),
     }
 }
+
+/// The crate README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
