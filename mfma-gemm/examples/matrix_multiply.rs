@@ -108,8 +108,38 @@ fn row(e: &Entry, cfg: &Config, out: &Outcome) {
     }
 }
 
+/// The `--help` epilogue: every policy `--policy` takes, from the catalog.
+fn policies_help() -> String {
+    let mut out =
+        String::from("Policies (--policy NAME; default: all of them, then the identity demo):\n");
+    for e in catalog::POLICIES {
+        let what = match e.builtin {
+            Some(b) => format!(
+                "{}x{}x{} {} -> {}, {} block(s)",
+                b.m,
+                b.n,
+                b.k,
+                b.a_type.name(),
+                b.cd.name(),
+                b.blocks
+            ),
+            None => String::from("the tutorial's scalar FMA fallback"),
+        };
+        out += &format!(
+            "  {:<30} {what}; block tile {}x{}, K strip {}\n",
+            e.name, e.block.0, e.block.1, e.k_tile
+        );
+    }
+    out
+}
+
 fn main() -> ExitCode {
-    let args = Args::parse();
+    use clap::{CommandFactory, FromArgMatches};
+    let matches = Args::command().after_help(policies_help()).get_matches();
+    let args = match Args::from_arg_matches(&matches) {
+        Ok(a) => a,
+        Err(e) => e.exit(),
+    };
     let entries = match selected(&args.policies) {
         Ok(e) => e,
         Err(e) => {
