@@ -141,7 +141,7 @@ impl Row {
             ab_type: (b.a_type == b.b_type).then_some(b.a_type.name()),
             a_type: b.a_type.name(),
             b_type: b.b_type.name(),
-            ab_per_lane: b.ab_per_lane,
+            ab_per_lane: b.a_per_lane,
             cd_type: b.cd.name(),
             cd_per_lane: b.cd_per_lane,
             modifiers: Allowed::of(b),

@@ -7,7 +7,10 @@
 
 use divan::counter::ItemsCount;
 use divan::Bencher;
-use mfma_core::{execute_into, Acc, Element, FragA, FragB, Instr, Visit};
+use mfma_core::{
+    execute_into, execute_sparse_into, Acc, Element, FragA, FragB, FragIdx, Instr, Positions,
+    SparseInstr, Visit,
+};
 
 /// Every builtin, as `mfma!` would name it (`cdna3::` prefix for CDNA3).
 fn builtins() -> impl Iterator<Item = String> {
@@ -29,6 +32,7 @@ fn value<T: Element>(i: usize) -> T {
         mfma_core::spec::ElemType::Fp8 => u64::from(mfma_core::Fp8::from_f64(x).to_bits()),
         mfma_core::spec::ElemType::Bf8 => u64::from(mfma_core::Bf8::from_f64(x).to_bits()),
         mfma_core::spec::ElemType::I8 | mfma_core::spec::ElemType::I32 => x as i64 as u64,
+        mfma_core::spec::ElemType::Idx => u64::from(Positions::new(i as u8 % 3, 3).to_bits()),
     };
     T::from_bits_u64(bits)
 }
@@ -51,6 +55,25 @@ impl Visit for Execute<'_, '_> {
                     divan::black_box(&mut c),
                 )
             });
+    }
+
+    fn visit_sparse<X: SparseInstr>(self) -> Option<()> {
+        let s = X::SPEC;
+        let a = FragA::<X>::from_fn(|b, i, k| value(b + i + 2 * k));
+        let b = FragB::<X>::from_fn(|b, k, j| value(3 * b + k + j));
+        let idx = FragIdx::<X>::from_fn(|set, i, g| value(set + i + g));
+        let mut c = Acc::<X>::zero();
+        self.0
+            .counter(ItemsCount::new(2 * s.m * s.n * s.k))
+            .bench_local(|| {
+                execute_sparse_into::<X, 0, 0>(
+                    divan::black_box(&a),
+                    divan::black_box(&b),
+                    divan::black_box(&mut c),
+                    divan::black_box(&idx),
+                )
+            });
+        Some(())
     }
 }
 

@@ -18,6 +18,23 @@ pub const fn assert_modifiers(spec: &'static Builtin, cbsz: i32, abid: i32, blgp
     }
 }
 
+/// Refuses an SMFMAC builtin where a dense one is expected (at
+/// monomorphization: `execute::<S>` for an SMFMAC type `S`).
+#[track_caller]
+pub(crate) const fn assert_dense(spec: &'static Builtin) {
+    if spec.is_sparse() {
+        let m = mfma_spec::Message::new()
+            .path(spec)
+            .str(
+                " is structured-sparse (SMFMAC): it takes an index operand; call execute_sparse, \
+                  or write mfma!(",
+            )
+            .path(spec)
+            .str("(a, b, c, idx))");
+        panic!("{}", m.as_str());
+    }
+}
+
 /// [`assert_modifiers`] for the instruction's three immediates.
 #[doc(hidden)]
 #[track_caller]
@@ -62,6 +79,7 @@ pub fn execute_into<X: Instr, const CBSZ: i32, const ABID: i32, const BLGP: i32>
     b: &FragB<X>,
     c: &mut Acc<X>,
 ) {
+    const { assert_dense(X::SPEC) };
     const { assert_legal(X::SPEC, CBSZ, ABID, BLGP) };
     execute_into_prechecked::<X, CBSZ, ABID, BLGP>(a, b, c);
 }
@@ -75,6 +93,7 @@ pub fn execute_into_prechecked<X: Instr, const CBSZ: i32, const ABID: i32, const
     b: &FragB<X>,
     c: &mut Acc<X>,
 ) {
+    const { assert_dense(X::SPEC) };
     // The grouped and fused families without modifiers: a chain of one,
     // which scans the inputs for the fast path; the per-instruction kernel
     // (the exact statement of reference 4.2, kept for routed operands) does
@@ -127,6 +146,7 @@ pub fn execute_chain_into<X: Instr, const CBSZ: i32, const ABID: i32, const BLGP
     b: &[FragB<X>],
     c: &mut Acc<X>,
 ) {
+    const { assert_dense(X::SPEC) };
     const { assert_legal(X::SPEC, CBSZ, ABID, BLGP) };
     execute_chain_into_prechecked::<X, CBSZ, ABID, BLGP>(a, b, c);
 }
@@ -145,6 +165,7 @@ pub fn execute_chain_into_prechecked<
     b: &[FragB<X>],
     c: &mut Acc<X>,
 ) {
+    const { assert_dense(X::SPEC) };
     assert_eq!(a.len(), b.len(), "a chain needs as many A as B fragments");
     #[cfg(not(target_arch = "amdgpu"))]
     if CBSZ == 0 && ABID == 0 && BLGP == 0 {

@@ -1,5 +1,6 @@
-//! Typed, checked bindings to the dense MFMA builtins of AMD CDNA2 (gfx90a,
-//! MI200) and CDNA3 (gfx942, MI300), with a CPU execution path that
+//! Typed, checked bindings to the matrix-core builtins of AMD CDNA2 (gfx90a,
+//! MI200: 27 dense MFMA) and CDNA3 (gfx942, MI300: 32 dense MFMA and 14
+//! structured-sparse SMFMAC, see [`sparse`]), with a CPU execution path that
 //! reproduces each architecture's arithmetic bit for bit.
 //!
 //! ```
@@ -42,6 +43,7 @@ mod instr;
 mod matrix;
 #[cfg(not(target_arch = "amdgpu"))]
 pub mod soft;
+pub mod sparse;
 
 pub use element::{Element, Storage};
 pub use exec::{execute, execute_chain_into, execute_into};
@@ -51,7 +53,7 @@ pub use matrix::{FromF32, Matrix, MatrixMut};
 // The spec's types a user touches, documented here too: layouts and their
 // coordinates, a builtin's table row, modifiers.
 pub use half;
-pub use instr::{Instr, Visit};
+pub use instr::{Instr, SparseInstr, Visit};
 pub use mfma_macros::mfma;
 pub use mfma_spec as spec;
 #[doc(inline)]
@@ -59,12 +61,17 @@ pub use mfma_spec::{
     Arch, Arith, BlgpBits, Builtin, Coord, ElemType, Layout, Modifier, ModifierError, Modifiers,
     Slot,
 };
+pub use sparse::{
+    execute_sparse, execute_sparse_chain_into, execute_sparse_into, FragIdx, Idx, Positions,
+    SparsityError,
+};
 
 #[doc(hidden)]
 pub mod __private {
     pub use crate::exec::{
         assert_legal, assert_modifiers, execute_chain_into_prechecked, execute_into_prechecked,
     };
+    pub use crate::sparse::{execute_sparse_chain_into_prechecked, execute_sparse_into_prechecked};
 }
 
 mfma_macros::__define_archs!();

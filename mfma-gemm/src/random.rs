@@ -59,6 +59,18 @@ pub fn matrix<E: Element>(len: usize, seed: u64) -> Vec<E> {
                 ElemType::Fp8 => u64::from(Fp8::from_f64_saturating(rng.normal()).to_bits()),
                 ElemType::Bf8 => u64::from(Bf8::from_f64_saturating(rng.normal()).to_bits()),
                 ElemType::I8 | ElemType::I32 => rng.next_u64(),
+                // Positions: two distinct values in 0..=3.
+                ElemType::Idx => {
+                    let r = rng.next_u64();
+                    let first = r % 4;
+                    u64::from(
+                        mfma_core::Positions::new(
+                            first as u8,
+                            ((first + 1 + (r >> 2) % 3) % 4) as u8,
+                        )
+                        .to_bits(),
+                    )
+                }
             };
             E::from_bits_u64(bits)
         })

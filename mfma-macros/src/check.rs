@@ -29,8 +29,13 @@ impl Value {
 /// What a call checked into: always complete enough to expand, with the
 /// first error (if any) to report beside it.
 pub struct Checked {
-    /// The operands (a, b, c; or c alone for a chain); missing ones are `None`.
+    /// Whether this is an SMFMAC call (it takes an index operand).
+    pub sparse: bool,
+    /// The operands (a, b, c, and idx for SMFMAC; or c alone for a
+    /// chain); missing ones are `None`.
     pub operands: Vec<Option<Expr>>,
+    /// The chain form's slices (a, b, and idx for SMFMAC); missing ones are `None`.
+    pub chain: Option<Vec<Option<Expr>>>,
     /// cbsz, abid, blgp in that order.
     pub modifiers: [Value; 3],
     /// The negation mask (`neg = [a, c]` is `0b101`); always a literal.
@@ -91,16 +96,69 @@ pub fn builtin(
 /// checks in `const`); returns what to expand and the first error, if any.
 pub fn call(b: Option<&'static Builtin>, call: &Call) -> (Checked, Option<syn::Error>) {
     let mut errors = Errors(None);
-    let operands = operands(b, call, &mut errors);
+    let sparse = is_sparse_call(b, call);
+    let chain = chain(b, sparse, call, &mut errors);
+    let operands = operands(b, sparse, call, &mut errors);
     let (modifiers, neg) = modifiers(b, call, &mut errors);
     (
         Checked {
+            sparse,
             operands,
+            chain,
             modifiers,
             neg,
         },
         errors.0,
     )
+}
+
+/// Whether the call is an SMFMAC's: the spec says so for a builtin; for a
+/// type, the form does (four operands, or three slices in a chain), and the
+/// trait bound of `execute_sparse` checks it.
+fn is_sparse_call(b: Option<&Builtin>, call: &Call) -> bool {
+    match b {
+        Some(b) => b.is_sparse(),
+        None => match &call.chain {
+            Some((_, slices)) => slices.len() == 3,
+            None => {
+                call.args
+                    .iter()
+                    .filter(|a| matches!(a, Arg::Operand(_)))
+                    .count()
+                    == 4
+            }
+        },
+    }
+}
+
+/// Rule: a chain's brackets hold two slices, `[a, b]`, or three for
+/// SMFMAC, `[a, b, idx]`.
+fn chain(
+    b: Option<&Builtin>,
+    sparse: bool,
+    call: &Call,
+    errors: &mut Errors,
+) -> Option<Vec<Option<Expr>>> {
+    let (span, slices) = call.chain.as_ref()?;
+    let want = if sparse { 3 } else { 2 };
+    if slices.len() != want {
+        errors.push(syn::Error::new(
+            *span,
+            if sparse {
+                format!(
+                    "a chain of {} takes three slices of fragments: `name[a, b, idx](c)` runs \
+                     `a[t], b[t], idx[t]` for every t on the accumulator c",
+                    shown(b)
+                )
+            } else {
+                String::from(
+                    "a chain takes two slices of fragments: `name[a, b](c)` runs \
+                     `a[t], b[t]` for every t on the accumulator c",
+                )
+            },
+        ));
+    }
+    Some((0..want).map(|i| slices.get(i).cloned()).collect())
 }
 
 /// Keeps the first error only: one mistake, one message.
@@ -117,19 +175,25 @@ fn shown(b: Option<&Builtin>) -> String {
     b.map_or_else(|| String::from("this builtin"), |b| b.path().to_string())
 }
 
-/// Rule: exactly three operands (a, b, c), before any modifier; a chain
-/// (`name[a, b](c)`) takes one, c.
-fn operands(b: Option<&Builtin>, call: &Call, errors: &mut Errors) -> Vec<Option<Expr>> {
-    let names: &[&str] = if call.chain.is_some() {
-        &["c"]
-    } else {
-        &["a", "b", "c"]
+/// Rule: exactly three operands (a, b, c), four for SMFMAC (a, b, c,
+/// idx), before any modifier; a chain (`name[a, b](c)`) takes one, c.
+fn operands(
+    b: Option<&Builtin>,
+    sparse: bool,
+    call: &Call,
+    errors: &mut Errors,
+) -> Vec<Option<Expr>> {
+    let names: &[&str] = match (call.chain.is_some(), sparse) {
+        (true, _) => &["c"],
+        (false, false) => &["a", "b", "c"],
+        (false, true) => &["a", "b", "c", "idx"],
     };
     let want = names.len();
-    let form = if call.chain.is_some() {
-        "name[a, b](c, cbsz = .., abid = .., blgp = ..)"
-    } else {
-        "name(a, b, c, cbsz = .., abid = .., blgp = ..)"
+    let form = match (call.chain.is_some(), sparse) {
+        (true, false) => "name[a, b](c, cbsz = .., abid = .., blgp = ..)",
+        (true, true) => "name[a, b, idx](c, cbsz = .., abid = ..)",
+        (false, false) => "name(a, b, c, cbsz = .., abid = .., blgp = ..)",
+        (false, true) => "name(a, b, c, idx, cbsz = .., abid = ..)",
     };
     let mut out: Vec<Option<Expr>> = vec![None; want];
     let mut count = 0;
@@ -151,6 +215,12 @@ fn operands(b: Option<&Builtin>, call: &Call, errors: &mut Errors) -> Vec<Option
                              (its A and B fragments go in the brackets), then optional modifiers",
                             shown(b)
                         )
+                    } else if sparse {
+                        format!(
+                            "too many operands: {} takes 4 (a, b, c, idx), then optional \
+                             modifiers `cbsz = N, abid = N`",
+                            shown(b)
+                        )
                     } else {
                         format!(
                             "too many operands: {} takes 3 (a, b, c), then optional modifiers \
@@ -167,10 +237,15 @@ fn operands(b: Option<&Builtin>, call: &Call, errors: &mut Errors) -> Vec<Option
     }
     if count < want {
         let missing = names[count..].join(", ");
+        let why = if sparse && count == 3 {
+            ": an SMFMAC's index operand says where A's stored values lie (a `FragIdx`)"
+        } else {
+            ""
+        };
         errors.push(syn::Error::new(
             call.paren,
             format!(
-                "{} takes {want} operand{} ({}) but {count} {} given: missing {missing}",
+                "{} takes {want} operand{} ({}) but {count} {} given: missing {missing}{why}",
                 shown(b),
                 if want == 1 { "" } else { "s" },
                 names.join(", "),
@@ -394,6 +469,9 @@ fn allowed(b: Option<&Builtin>, m: Modifier) -> String {
     };
     match (m.max(b), m) {
         (0, _) => format!("{} takes only {} = 0", b.path(), m.name()),
+        (max, Modifier::Abid) if b.is_sparse() => {
+            format!("{} takes abid in 0..={max}, the index set", b.path())
+        }
         (max, Modifier::Abid) => format!("{} takes abid in 0..={max}, below 2^cbsz", b.path()),
         (max, _) => format!("{} takes {} in 0..={max}", b.path(), m.name()),
     }
@@ -409,7 +487,8 @@ fn legal(b: &'static Builtin, v: &[Value; 3], neg: i64) -> Result<(), mfma_spec:
     mfma_spec::check_cbsz(b, m)?;
     // With cbsz a constant, the range of abid is the const check's;
     // a builtin without broadcast rules out any nonzero abid already.
-    if abid.is_some() && (cbsz.is_some() || b.cbsz_max.is_none()) {
+    // An SMFMAC's abid range does not depend on cbsz.
+    if abid.is_some() && (cbsz.is_some() || b.cbsz_max.is_none() || b.is_sparse()) {
         mfma_spec::check_abid(b, m)?;
     }
     mfma_spec::check_blgp(b, m)?;

@@ -99,14 +99,18 @@ pub fn define(arch: &syn::Ident) -> syn::Result<TokenStream> {
         .iter()
         .enumerate()
         .map(|(i, b)| builtin(arch, i, b, table.wave));
-    let names = table.builtins.iter().map(|b| b.name);
-    let types = table
-        .builtins
-        .iter()
-        .map(|b| syn::Ident::new(b.name, Span::call_site()));
+    let arms = table.builtins.iter().map(|b| {
+        let (name, ty) = (b.name, syn::Ident::new(b.name, Span::call_site()));
+        if b.is_sparse() {
+            quote!(#name => v.visit_sparse::<#ty>(),)
+        } else {
+            quote!(#name => ::core::option::Option::Some(v.visit::<#ty>()),)
+        }
+    });
     let visit_doc = format!(
-        "Runs `v` with the type of the {} builtin named `name` (bare, `__builtin_amdgcn_mfma_` or \
-         ISA spelling, without an architecture prefix); `None` for an unknown name.",
+        "Runs `v` with the type of the {} builtin named `name` (bare, HIP or ISA spelling, \
+         without an architecture prefix); `None` for an unknown name (and for an SMFMAC one \
+         that `v` does not visit, see [`Visit`](crate::Visit)).",
         table.title
     );
     let arch_name = table.name;
@@ -117,7 +121,7 @@ pub fn define(arch: &syn::Ident) -> syn::Result<TokenStream> {
         pub fn visit<V: ::mfma_core::Visit>(name: &str, v: V) -> ::core::option::Option<V::Output> {
             let table = ::mfma_core::spec::arch(#arch_name)?;
             match table.find(name)?.name {
-                #(#names => ::core::option::Option::Some(v.visit::<#types>()),)*
+                #(#arms)*
                 _ => ::core::option::Option::None,
             }
         }
@@ -136,6 +140,7 @@ pub fn elem(t: ElemType) -> TokenStream {
         ElemType::Bf8 => quote!(::mfma_core::Bf8),
         ElemType::I8 => quote!(i8),
         ElemType::I32 => quote!(i32),
+        ElemType::Idx => quote!(::mfma_core::Positions),
     }
 }
 
@@ -155,30 +160,70 @@ fn builtin(arch: &syn::Ident, index: usize, b: &Builtin, wave: usize) -> TokenSt
     let ty = syn::Ident::new(b.name, Span::call_site());
     let index = proc_macro2::Literal::usize_unsuffixed(index);
     let (a, bt, out) = (elem(b.a_type), elem(b.b_type), elem(b.cd));
-    let (in_lane, out_lane) = (b.ab_per_lane, b.cd_per_lane);
-    let (in_wave, out_wave) = (in_lane * wave, out_lane * wave);
+    let (a_lane, b_lane, out_lane) = (b.a_per_lane, b.b_per_lane, b.cd_per_lane);
+    let (a_wave, b_wave, out_wave) = (a_lane * wave, b_lane * wave, out_lane * wave);
+    let idx_lane = b.per_lane(mfma_spec::Operand::Idx);
+    let idx_all = b.sparse.map_or(0, |s| s.idx.elements());
     let types = if b.a_type == b.b_type {
         b.a_type.name().to_string()
     } else {
         format!("A {}, B {}", b.a_type.name(), b.b_type.name())
     };
-    let doc = format!(
-        "`__builtin_amdgcn_mfma_{name}` (`{isa}`, {title}): D = A·B + C with A {m}×{k} and B \
-         {k}×{n} {types}, C/D {m}×{n} {cd}, {blocks} block(s); {abl} A/B and {cdl} C/D \
-         element(s) per lane.",
-        name = b.name,
-        isa = b.isa,
-        title = mfma_spec::arch_of(b).title,
-        m = b.m,
-        n = b.n,
-        k = b.k,
-        cd = b.cd.name(),
-        blocks = b.blocks,
-        abl = in_lane,
-        cdl = out_lane,
-    );
+    let doc = match (b.sparse, b.dense_twin()) {
+        (Some(s), Some(twin)) => format!(
+            "`{hip}` (`{isa}`, {title}): structured-sparse D = A·B + C with A {m}×{k} {types} \
+             stored 4:2 as {m}×{kc} values plus an index operand ({sets} index sets), B {k}×{n}, \
+             C/D {m}×{n} {cd}; {al} A, {bl} B and {cdl} C/D element(s) per lane. \n\n\
+             The software path assumes (no hardware reference exists) that it computes what \
+             two chained [`{twin}`](super::{twin}) compute on the decompressed A.",
+            hip = b.hip_name(),
+            isa = b.isa,
+            title = mfma_spec::arch_of(b).title,
+            m = b.m,
+            n = b.n,
+            k = b.k,
+            kc = b.k / 2,
+            sets = s.sets,
+            cd = b.cd.name(),
+            al = a_lane,
+            bl = b_lane,
+            cdl = out_lane,
+            twin = twin.name,
+        ),
+        _ => format!(
+            "`{hip}` (`{isa}`, {title}): D = A·B + C with A {m}×{k} and B \
+             {k}×{n} {types}, C/D {m}×{n} {cd}, {blocks} block(s); {abl} A/B and {cdl} C/D \
+             element(s) per lane.",
+            hip = b.hip_name(),
+            isa = b.isa,
+            title = mfma_spec::arch_of(b).title,
+            m = b.m,
+            n = b.n,
+            k = b.k,
+            cd = b.cd.name(),
+            blocks = b.blocks,
+            abl = a_lane,
+            cdl = out_lane,
+        ),
+    };
     let device = device_fn(b);
     let kernel = kernel(b);
+    let sparse = b.dense_twin().map(|twin| {
+        let twin = syn::Ident::new(twin.name, Span::call_site());
+        let device = device_sparse_fn(b);
+        quote! {
+            impl #ty {
+                /// Layout of the index operand, coordinates (set, i, g): the
+                /// 4-bit field of row i's group g of logical k in index set `set`.
+                pub const IDX: ::mfma_core::spec::Layout = *Self::SPEC.layout(::mfma_core::spec::Operand::Idx);
+            }
+
+            impl ::mfma_core::SparseInstr for #ty {
+                type Dense = #twin;
+                #device
+            }
+        }
+    });
     quote! {
         #[doc = #doc]
         #[allow(non_camel_case_types)]
@@ -195,21 +240,27 @@ fn builtin(arch: &syn::Ident, index: usize, b: &Builtin, wave: usize) -> TokenSt
             type InB = #bt;
             type Out = #out;
             #[cfg(not(target_arch = "amdgpu"))]
-            type ARegs = [#a; #in_wave];
+            type ARegs = [#a; #a_wave];
             #[cfg(not(target_arch = "amdgpu"))]
-            type BRegs = [#bt; #in_wave];
+            type BRegs = [#bt; #b_wave];
             #[cfg(not(target_arch = "amdgpu"))]
             type OutRegs = [#out; #out_wave];
+            #[cfg(not(target_arch = "amdgpu"))]
+            type IdxRegs = [::mfma_core::Positions; #idx_all];
             #[cfg(target_arch = "amdgpu")]
-            type ARegs = [#a; #in_lane];
+            type ARegs = [#a; #a_lane];
             #[cfg(target_arch = "amdgpu")]
-            type BRegs = [#bt; #in_lane];
+            type BRegs = [#bt; #b_lane];
             #[cfg(target_arch = "amdgpu")]
             type OutRegs = [#out; #out_lane];
+            #[cfg(target_arch = "amdgpu")]
+            type IdxRegs = [::mfma_core::Positions; #idx_lane];
             #[cfg(not(target_arch = "amdgpu"))]
             type Kernel = #kernel;
             #device
         }
+
+        #sparse
     }
 }
 
@@ -234,8 +285,23 @@ fn llvm_type(t: LlvmType) -> TokenStream {
 /// The GPU implementation: one call of the LLVM intrinsic on the lane's
 /// registers, refused at compile time on a GPU of another architecture.
 fn device_fn(b: &Builtin) -> TokenStream {
+    if b.is_sparse() {
+        // Reached only by generic code that calls `execute` with an SMFMAC
+        // type, which `execute`'s own check refuses first.
+        return quote! {
+            #[cfg(target_arch = "amdgpu")]
+            #[inline(always)]
+            unsafe fn device<const CBSZ: i32, const ABID: i32, const BLGP: i32>(
+                _a: Self::ARegs,
+                _b: Self::BRegs,
+                _c: Self::OutRegs,
+            ) -> Self::OutRegs {
+                const { ::core::panic!("an SMFMAC builtin needs its index: call execute_sparse") }
+            }
+        };
+    }
     let link = b.llvm_intrinsic;
-    let ab = llvm_type(b.llvm_ab);
+    let (la, lb) = (llvm_type(b.llvm_a), llvm_type(b.llvm_b));
     let cd = llvm_type(b.llvm_cd);
     let f = format_ident!("{}", b.name);
     quote! {
@@ -249,7 +315,7 @@ fn device_fn(b: &Builtin) -> TokenStream {
             const { ::mfma_core::device::check_target(Self::SPEC) };
             extern "unadjusted" {
                 #[link_name = #link]
-                fn #f(a: #ab, b: #ab, c: #cd, cbsz: i32, abid: i32, blgp: i32) -> #cd;
+                fn #f(a: #la, b: #lb, c: #cd, cbsz: i32, abid: i32, blgp: i32) -> #cd;
             }
             // SAFETY: register arrays and LLVM operand types have the same
             // size and bits (the spec's LLVM types; see its tests).
@@ -261,6 +327,42 @@ fn device_fn(b: &Builtin) -> TokenStream {
                     CBSZ,
                     ABID,
                     BLGP,
+                ))
+            }
+        }
+    }
+}
+
+/// The GPU implementation of an SMFMAC: the intrinsic takes the index
+/// register after C, then cbsz and abid (no blgp).
+fn device_sparse_fn(b: &Builtin) -> TokenStream {
+    let link = b.llvm_intrinsic;
+    let (la, lb) = (llvm_type(b.llvm_a), llvm_type(b.llvm_b));
+    let cd = llvm_type(b.llvm_cd);
+    let f = format_ident!("{}", b.name);
+    quote! {
+        #[cfg(target_arch = "amdgpu")]
+        #[inline(always)]
+        unsafe fn device_sparse<const CBSZ: i32, const ABID: i32>(
+            a: Self::ARegs,
+            b: Self::BRegs,
+            c: Self::OutRegs,
+            idx: i32,
+        ) -> Self::OutRegs {
+            const { ::mfma_core::device::check_target(Self::SPEC) };
+            extern "unadjusted" {
+                #[link_name = #link]
+                fn #f(a: #la, b: #lb, c: #cd, idx: i32, cbsz: i32, abid: i32) -> #cd;
+            }
+            // SAFETY: as for the dense instructions.
+            unsafe {
+                ::core::mem::transmute(#f(
+                    ::core::mem::transmute(a),
+                    ::core::mem::transmute(b),
+                    ::core::mem::transmute(c),
+                    idx,
+                    CBSZ,
+                    ABID,
                 ))
             }
         }

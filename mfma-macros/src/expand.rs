@@ -48,7 +48,7 @@ fn unknown(e: syn::Error, best: &Builtin, span: Span, call: Option<&Call>) -> To
             // Which fragments the operands were meant for is unknown: evaluate
             // them unchecked, and end in the error, whose type is the error
             // type, so that uses of the result report nothing more.
-            let chain = call.chain.iter().flatten();
+            let chain = call.chain.iter().flat_map(|(_, slices)| slices);
             let operands = call.args.iter().filter_map(|a| match a {
                 Arg::Operand(e) => Some(e),
                 Arg::Modifier { .. } => None,
@@ -104,10 +104,9 @@ fn expand_call(
     });
     let error = error.map(|e| e.to_compile_error());
     let ops = operands(&checked, x, span, call.chain.is_some());
-    let [c] = ["c"].map(|n| syn::Ident::new(n, Span::mixed_site()));
-    let run = match &call.chain {
-        None => {
-            let [a, b] = ["a", "b"].map(|n| syn::Ident::new(n, Span::mixed_site()));
+    let [a, b, c, idx] = ["a", "b", "c", "idx"].map(|n| syn::Ident::new(n, Span::mixed_site()));
+    let run = match (&checked.chain, checked.sparse) {
+        (None, false) => {
             let f = if prechecked {
                 quote!(::mfma_core::__private::execute_into_prechecked)
             } else {
@@ -115,21 +114,40 @@ fn expand_call(
             };
             quote!(#f::<#x, #cbsz, #abid, #field>(&#a, &#b, &mut #c);)
         }
-        Some([sa, sb]) => {
+        (None, true) => {
             let f = if prechecked {
-                quote!(::mfma_core::__private::execute_chain_into_prechecked)
+                quote!(::mfma_core::__private::execute_sparse_into_prechecked)
             } else {
-                quote!(::mfma_core::execute_chain_into)
+                quote!(::mfma_core::execute_sparse_into)
             };
-            let (fa, fb) = (
+            quote!(#f::<#x, #cbsz, #abid>(&#a, &#b, &mut #c, &#idx);)
+        }
+        (Some(slices), sparse) => {
+            let f = match (prechecked, sparse) {
+                (true, false) => quote!(::mfma_core::__private::execute_chain_into_prechecked),
+                (false, false) => quote!(::mfma_core::execute_chain_into),
+                (true, true) => {
+                    quote!(::mfma_core::__private::execute_sparse_chain_into_prechecked)
+                }
+                (false, true) => quote!(::mfma_core::execute_sparse_chain_into),
+            };
+            let types = [
                 quote_spanned!(span=> ::mfma_core::FragA<#x>),
                 quote_spanned!(span=> ::mfma_core::FragB<#x>),
-            );
-            quote!(#f::<#x, #cbsz, #abid, #field>(
-                ::core::convert::AsRef::<[#fa]>::as_ref(&#sa),
-                ::core::convert::AsRef::<[#fb]>::as_ref(&#sb),
-                &mut #c,
-            );)
+                quote_spanned!(span=> ::mfma_core::FragIdx<#x>),
+            ];
+            let [sa, sb, si] = [0, 1, 2].map(|i| {
+                let ty = &types[i];
+                slices.get(i).map(|s| match s {
+                    Some(e) => quote!(::core::convert::AsRef::<[#ty]>::as_ref(&#e)),
+                    None => quote!(&[] as &[#ty]),
+                })
+            });
+            if sparse {
+                quote!(#f::<#x, #cbsz, #abid>(#sa, #sb, &mut #c, #si);)
+            } else {
+                quote!(#f::<#x, #cbsz, #abid, #field>(#sa, #sb, &mut #c);)
+            }
         }
     };
     quote!({
@@ -149,15 +167,16 @@ fn value(v: &Value) -> TokenStream {
     }
 }
 
-/// The operands bound to their fragment types: `a`, `b`, `c` (or `c` alone
-/// for a chain).
+/// The operands bound to their fragment types: `a`, `b`, `c` and an
+/// SMFMAC's `idx` (or `c` alone for a chain).
 fn operands(checked: &Checked, x: &TokenStream, span: Span, chain: bool) -> TokenStream {
     let types = [
         quote_spanned!(span=> ::mfma_core::FragA<#x>),
         quote_spanned!(span=> ::mfma_core::FragB<#x>),
         quote_spanned!(span=> ::mfma_core::Acc<#x>),
+        quote_spanned!(span=> ::mfma_core::FragIdx<#x>),
     ];
-    let names = ["a", "b", "c"].map(|n| syn::Ident::new(n, Span::mixed_site()));
+    let names = ["a", "b", "c", "idx"].map(|n| syn::Ident::new(n, Span::mixed_site()));
     let first = if chain { 2 } else { 0 };
     let bound = checked
         .operands

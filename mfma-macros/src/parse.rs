@@ -45,8 +45,9 @@ impl Name {
 
 /// The parenthesised part of the call form, and the chain form's operands.
 pub struct Call {
-    /// `[a, b]` of the chain form `NAME[a, b](c, ..)`: slices of fragments.
-    pub chain: Option<[Expr; 2]>,
+    /// `[a, b]` of the chain form `NAME[a, b](c, ..)` (`[a, b, idx]` for
+    /// SMFMAC): slices of fragments, and the brackets' span.
+    pub chain: Option<(Span, Vec<Expr>)>,
     /// Span of the parentheses, for "wrong number of operands".
     pub paren: Span,
     /// Arguments in order.
@@ -55,7 +56,7 @@ pub struct Call {
 
 /// One call argument.
 pub enum Arg {
-    /// An operand expression (a, b or c).
+    /// An operand expression (a, b, c, or an SMFMAC's idx).
     Operand(Expr),
     /// `name = value`.
     Modifier {
@@ -123,18 +124,10 @@ impl Parse for Input {
             let content;
             let bracket = syn::bracketed!(content in input);
             let ops = Punctuated::<Expr, Token![,]>::parse_terminated(&content)?;
-            let ops: Vec<Expr> = ops.into_iter().collect();
-            let Ok([a, b]) = <[Expr; 2]>::try_from(ops) else {
-                return Err(syn::Error::new(
-                    bracket.span.join(),
-                    "a chain takes two slices of fragments: `name[a, b](c)` runs \
-                     `a[t], b[t]` for every t on the accumulator c",
-                ));
-            };
             if !input.peek(syn::token::Paren) {
                 return Err(input.error("expected `(c)` after the chain's `[a, b]`"));
             }
-            Some([a, b])
+            Some((bracket.span.join(), ops.into_iter().collect()))
         } else {
             None
         };

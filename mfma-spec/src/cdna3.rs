@@ -1,4 +1,5 @@
-//! The 32 dense MFMA builtins of CDNA3 (gfx942, MI300): reference section 1.1.
+//! The 46 matrix builtins of CDNA3 (gfx942, MI300): the 32 dense MFMA of
+//! reference section 1.1, then the 14 structured-sparse SMFMAC of 1.2.
 //!
 //! Twenty share a name with a CDNA2 builtin, with the same shape and layouts
 //! but other modifier rules, other arithmetic and other cycles; the seven
@@ -23,7 +24,11 @@ const F32: LlvmType = LlvmType::scalar(Float);
 const F64: LlvmType = LlvmType::scalar(Double);
 const V2F: LlvmType = LlvmType::vec(2, Float);
 const V4H: LlvmType = LlvmType::vec(4, Half);
+const V8H: LlvmType = LlvmType::vec(8, Half);
 const V4S: LlvmType = LlvmType::vec(4, I16);
+const V8S: LlvmType = LlvmType::vec(8, I16);
+const V2I: LlvmType = LlvmType::vec(2, I32);
+const V4I: LlvmType = LlvmType::vec(4, I32);
 const I8X4: LlvmType = LlvmType::scalar(I32);
 const B8X8: LlvmType = LlvmType::scalar(I64);
 
@@ -62,6 +67,23 @@ table! {
     f32_32x32x16_bf8_fp8  "llvm.amdgcn.mfma.f32.32x32x16.bf8.fp8"  "v_mfma_f32_32x32x16_bf8_fp8" : 32 32 16 blocks  1, Bf8 x Fp8 x 8 (B8X8)    -> F32 x 16, cycles 32 valu None, cbsz None,    blgp Unused,  GTR, Rows32;
     f32_32x32x16_fp8_bf8  "llvm.amdgcn.mfma.f32.32x32x16.fp8.bf8"  "v_mfma_f32_32x32x16_fp8_bf8" : 32 32 16 blocks  1, Fp8 x Bf8 x 8 (B8X8)    -> F32 x 16, cycles 32 valu None, cbsz None,    blgp Unused,  GTR, Rows32;
     f32_32x32x16_fp8_fp8  "llvm.amdgcn.mfma.f32.32x32x16.fp8.fp8"  "v_mfma_f32_32x32x16_fp8_fp8" : 32 32 16 blocks  1, Fp8 x Fp8 x 8 (B8X8)    -> F32 x 16, cycles 32 valu None, cbsz None,    blgp Unused,  GTR, Rows32;
+
+    @sparse
+//  name                     intrinsic                                        ISA mnemonic                     M  N  K   A x B  /lane (LLVM) / B/lane (LLVM)  C,D/lane    cycles  index sets  arith  C layout
+    smfmac_f32_16x16x32_f16   "llvm.amdgcn.smfmac.f32.16x16x32.f16"          "v_smfmac_f32_16x16x32_f16"     : 16 16 32, F16 x F16 x 4 (V4H) /  8 (V8H) -> F32 x  4, cycles 16, sets 4, TR8, Rows16;
+    smfmac_f32_32x32x16_f16   "llvm.amdgcn.smfmac.f32.32x32x16.f16"          "v_smfmac_f32_32x32x16_f16"     : 32 32 16, F16 x F16 x 4 (V4H) /  8 (V8H) -> F32 x 16, cycles 32, sets 4, TR8, Rows32;
+    smfmac_f32_16x16x32_bf16  "llvm.amdgcn.smfmac.f32.16x16x32.bf16"         "v_smfmac_f32_16x16x32_bf16"    : 16 16 32, Bf16 x Bf16 x 4 (V4S) /  8 (V8S) -> F32 x  4, cycles 16, sets 4, TR8, Rows16;
+    smfmac_f32_32x32x16_bf16  "llvm.amdgcn.smfmac.f32.32x32x16.bf16"         "v_smfmac_f32_32x32x16_bf16"    : 32 32 16, Bf16 x Bf16 x 4 (V4S) /  8 (V8S) -> F32 x 16, cycles 32, sets 4, TR8, Rows32;
+    smfmac_i32_16x16x64_i8    "llvm.amdgcn.smfmac.i32.16x16x64.i8"           "v_smfmac_i32_16x16x64_i8"      : 16 16 64, I8 x I8 x 8 (V2I) / 16 (V4I) -> I32 x  4, cycles 16, sets 2, INT, Rows16;
+    smfmac_i32_32x32x32_i8    "llvm.amdgcn.smfmac.i32.32x32x32.i8"           "v_smfmac_i32_32x32x32_i8"      : 32 32 32, I8 x I8 x 8 (V2I) / 16 (V4I) -> I32 x 16, cycles 32, sets 2, INT, Rows32;
+    smfmac_f32_16x16x64_bf8_bf8 "llvm.amdgcn.smfmac.f32.16x16x64.bf8.bf8"      "v_smfmac_f32_16x16x64_bf8_bf8" : 16 16 64, Bf8 x Bf8 x 8 (V2I) / 16 (V4I) -> F32 x  4, cycles 16, sets 2, GTR, Rows16;
+    smfmac_f32_16x16x64_bf8_fp8 "llvm.amdgcn.smfmac.f32.16x16x64.bf8.fp8"      "v_smfmac_f32_16x16x64_bf8_fp8" : 16 16 64, Bf8 x Fp8 x 8 (V2I) / 16 (V4I) -> F32 x  4, cycles 16, sets 2, GTR, Rows16;
+    smfmac_f32_16x16x64_fp8_bf8 "llvm.amdgcn.smfmac.f32.16x16x64.fp8.bf8"      "v_smfmac_f32_16x16x64_fp8_bf8" : 16 16 64, Fp8 x Bf8 x 8 (V2I) / 16 (V4I) -> F32 x  4, cycles 16, sets 2, GTR, Rows16;
+    smfmac_f32_16x16x64_fp8_fp8 "llvm.amdgcn.smfmac.f32.16x16x64.fp8.fp8"      "v_smfmac_f32_16x16x64_fp8_fp8" : 16 16 64, Fp8 x Fp8 x 8 (V2I) / 16 (V4I) -> F32 x  4, cycles 16, sets 2, GTR, Rows16;
+    smfmac_f32_32x32x32_bf8_bf8 "llvm.amdgcn.smfmac.f32.32x32x32.bf8.bf8"      "v_smfmac_f32_32x32x32_bf8_bf8" : 32 32 32, Bf8 x Bf8 x 8 (V2I) / 16 (V4I) -> F32 x 16, cycles 32, sets 2, GTR, Rows32;
+    smfmac_f32_32x32x32_bf8_fp8 "llvm.amdgcn.smfmac.f32.32x32x32.bf8.fp8"      "v_smfmac_f32_32x32x32_bf8_fp8" : 32 32 32, Bf8 x Fp8 x 8 (V2I) / 16 (V4I) -> F32 x 16, cycles 32, sets 2, GTR, Rows32;
+    smfmac_f32_32x32x32_fp8_bf8 "llvm.amdgcn.smfmac.f32.32x32x32.fp8.bf8"      "v_smfmac_f32_32x32x32_fp8_bf8" : 32 32 32, Fp8 x Bf8 x 8 (V2I) / 16 (V4I) -> F32 x 16, cycles 32, sets 2, GTR, Rows32;
+    smfmac_f32_32x32x32_fp8_fp8 "llvm.amdgcn.smfmac.f32.32x32x32.fp8.fp8"      "v_smfmac_f32_32x32x32_fp8_fp8" : 32 32 32, Fp8 x Fp8 x 8 (V2I) / 16 (V4I) -> F32 x 16, cycles 32, sets 2, GTR, Rows32;
 }
 
 /// CDNA3: gfx942, the MI300 series.

@@ -24,6 +24,10 @@ pub enum ElemType {
     I8,
     /// Signed 32-bit integer.
     I32,
+    /// A 4-bit field of an SMFMAC index register: the positions (0..=3)
+    /// within a group of 4 logical k of the group's two stored values, the
+    /// first in bits 0..2, the second in bits 2..4 (see [`Sparse`](crate::Sparse)).
+    Idx,
 }
 
 impl ElemType {
@@ -34,6 +38,7 @@ impl ElemType {
             ElemType::F32 | ElemType::Xf32 | ElemType::I32 => 32,
             ElemType::F16 | ElemType::Bf16 => 16,
             ElemType::Fp8 | ElemType::Bf8 | ElemType::I8 => 8,
+            ElemType::Idx => 4,
         }
     }
 
@@ -49,6 +54,7 @@ impl ElemType {
             ElemType::Bf8 => "bf8",
             ElemType::I8 => "i8",
             ElemType::I32 => "i32",
+            ElemType::Idx => "idx",
         }
     }
 
@@ -58,7 +64,7 @@ impl ElemType {
     }
 
     /// Every element type.
-    pub const ALL: [ElemType; 9] = [
+    pub const ALL: [ElemType; 10] = [
         ElemType::F32,
         ElemType::F64,
         ElemType::F16,
@@ -68,6 +74,7 @@ impl ElemType {
         ElemType::Bf8,
         ElemType::I8,
         ElemType::I32,
+        ElemType::Idx,
     ];
 
     /// The Rust type that holds one element (`half` provides f16 and bf16,
@@ -83,13 +90,15 @@ impl ElemType {
             ElemType::Bf8 => "mfma_core::Bf8",
             ElemType::I8 => "i8",
             ElemType::I32 => "i32",
+            ElemType::Idx => "mfma_core::Positions",
         }
     }
 
     /// The HIP/C scalar type of one element as the seed document writes it.
     /// Not always the type the builtin takes: packed operands travel as
     /// integers or vectors (eight fp8 in a `long`; see
-    /// [`Builtin::llvm_ab`](crate::Builtin::llvm_ab)).
+    /// [`Builtin::llvm_a`](crate::Builtin::llvm_a)); the index fields of
+    /// SMFMAC travel in one `int`.
     pub const fn c_type(self) -> &'static str {
         match self {
             ElemType::F32 | ElemType::Xf32 => "float",
@@ -98,13 +107,13 @@ impl ElemType {
             ElemType::Bf16 => "short",
             ElemType::Fp8 | ElemType::Bf8 => "__hip_fp8_storage_t",
             ElemType::I8 => "char",
-            ElemType::I32 => "int",
+            ElemType::I32 | ElemType::Idx => "int",
         }
     }
 
     /// Whether the type is a floating-point format.
     pub const fn is_float(self) -> bool {
-        !matches!(self, ElemType::I8 | ElemType::I32)
+        !matches!(self, ElemType::I8 | ElemType::I32 | ElemType::Idx)
     }
 
     /// The exponent below which a finite value of this type is subnormal
@@ -116,7 +125,7 @@ impl ElemType {
             ElemType::F16 => -14,
             ElemType::Fp8 => -7,
             ElemType::Bf8 => -15,
-            ElemType::I8 | ElemType::I32 => 0,
+            ElemType::I8 | ElemType::I32 | ElemType::Idx => 0,
         }
     }
 }

@@ -127,6 +127,8 @@ pub struct Layout {
     pub lanes: usize,
     /// Elements each lane holds.
     pub items: usize,
+    /// Whether this is an SMFMAC A: its columns are compressed (kc, 0..K/2).
+    compressed: bool,
 }
 
 impl Layout {
@@ -164,11 +166,43 @@ impl Layout {
             cols,
             lanes,
             items,
+            compressed: false,
+        }
+    }
+
+    /// The same layout over compressed columns: an SMFMAC A, whose column
+    /// `kc` is a stored value, not a logical k (messages and pictures say `kc`).
+    pub const fn compressed(self) -> Self {
+        Layout {
+            compressed: true,
+            ..self
+        }
+    }
+
+    /// Whether the columns are an SMFMAC A's compressed ones (see [`compressed`](Layout::compressed)).
+    pub const fn is_compressed(&self) -> bool {
+        self.compressed
+    }
+
+    /// Names of the (block, row, col) axes: the operand's
+    /// ([`Operand::axis_names`]), with `kc` for compressed columns.
+    ///
+    /// ```
+    /// let x = mfma_spec::find("cdna3::smfmac_f32_16x16x32_f16").unwrap();
+    /// assert_eq!(x.a.axis_names(), ["block", "i", "kc"]);
+    /// assert_eq!(x.b.axis_names(), ["block", "k", "j"]);
+    /// ```
+    pub const fn axis_names(&self) -> [&'static str; 3] {
+        let names = self.operand.axis_names();
+        if self.compressed {
+            [names[0], names[1], "kc"]
+        } else {
+            names
         }
     }
 
     /// The modes that define this layout.
-    pub fn modes(&self) -> &[Mode] {
+    pub const fn modes(&self) -> &[Mode] {
         self.modes.split_at(self.len).0
     }
 
@@ -244,7 +278,7 @@ impl Layout {
     /// j 40) is out of range for operand c of f32_32x32x8bf16_1k: it needs
     /// block < 1, i < 32, j < 32`.
     pub const fn coord_error(&self, c: Coord) -> Message {
-        let [blk, row, col] = self.operand.axis_names();
+        let [blk, row, col] = self.axis_names();
         let m = Message::new()
             .str("coordinate (")
             .str(blk)

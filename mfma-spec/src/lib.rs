@@ -1,9 +1,10 @@
-//! The declarative specification of the AMD CDNA dense MFMA builtins: one
+//! The declarative specification of the AMD CDNA matrix-core builtins: one
 //! table per architecture, from which every other crate of the workspace
 //! derives types, layouts, validation, documentation and CLI output.
 //!
-//! * [`cdna2::BUILTINS`]: the 27 builtins of CDNA2 (gfx90a, MI200);
-//!   [`cdna3::BUILTINS`]: the 32 dense builtins of CDNA3 (gfx942, MI300).
+//! * [`cdna2::BUILTINS`]: the 27 dense builtins of CDNA2 (gfx90a, MI200);
+//!   [`cdna3::BUILTINS`]: the 46 of CDNA3 (gfx942, MI300), 32 dense MFMA and
+//!   14 structured-sparse SMFMAC ([`Sparse`]).
 //!   Each row states shape, element types, blocks, timing, modifier support,
 //!   arithmetic family, LLVM and ISA names and operand types, and layouts.
 //! * [`Layout`]: an operand layout as data; both directions of the
@@ -34,6 +35,7 @@ mod layout;
 mod message;
 mod modifiers;
 mod routing;
+mod sparse;
 mod suggest;
 
 pub use elem::{Arith, ElemType, LlvmScalar, LlvmType};
@@ -44,6 +46,7 @@ pub use modifiers::{
     ModifierError, Modifiers,
 };
 pub use routing::{feeds, source};
+pub use sparse::Sparse;
 pub use suggest::{closest, edit_distance, strip_prefix, LookupError};
 
 /// Lanes in a CDNA wavefront.
@@ -124,7 +127,7 @@ impl Arch {
 /// One operand of an MFMA instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Operand {
-    /// The M×K input.
+    /// The M×K input (for SMFMAC: its compressed M×K/2 values).
     A,
     /// The K×N input.
     B,
@@ -132,35 +135,44 @@ pub enum Operand {
     C,
     /// The M×N result (same layout as C).
     D,
+    /// SMFMAC only: the index register, which says where each stored value
+    /// of the sparse A lies in its group of 4 logical k ([`Sparse`]).
+    Idx,
 }
 
 impl Operand {
-    /// All four operands.
+    /// The four operands of every builtin (see [`Builtin::operands`] for
+    /// SMFMAC's fifth, [`Idx`](Operand::Idx)).
     pub const ALL: [Operand; 4] = [Operand::A, Operand::B, Operand::C, Operand::D];
 
-    /// Lower-case name (`a`, `b`, `c`, `d`).
+    /// Lower-case name (`a`, `b`, `c`, `d`, `idx`).
     pub const fn name(self) -> &'static str {
         match self {
             Operand::A => "a",
             Operand::B => "b",
             Operand::C => "c",
             Operand::D => "d",
+            Operand::Idx => "idx",
         }
     }
 
-    /// Parses `a`, `b`, `c` or `d` (either case).
+    /// Parses `a`, `b`, `c`, `d` or `idx` (either case).
     pub fn from_name(s: &str) -> Option<Operand> {
         Operand::ALL
             .into_iter()
+            .chain([Operand::Idx])
             .find(|o| o.name().eq_ignore_ascii_case(s))
     }
 
-    /// Names of the (block, row, col) axes: `i, k` for A, `k, j` for B, `i, j` for C and D.
+    /// Names of the (block, row, col) axes: `i, k` for A, `k, j` for B,
+    /// `i, j` for C and D, `set, i, g` (index set, row, group of 4 k) for the
+    /// index operand.
     pub const fn axis_names(self) -> [&'static str; 3] {
         match self {
             Operand::A => ["block", "i", "k"],
             Operand::B => ["block", "k", "j"],
             Operand::C | Operand::D => ["block", "i", "j"],
+            Operand::Idx => ["set", "i", "g"],
         }
     }
 }
@@ -181,7 +193,7 @@ pub struct Builtin {
     pub m: usize,
     /// Columns of B, C, D.
     pub n: usize,
-    /// Columns of A, rows of B.
+    /// Columns of A, rows of B (for SMFMAC the logical K: A stores K/2 of them).
     pub k: usize,
     /// Independent blocks computed at once.
     pub blocks: usize,
@@ -189,10 +201,14 @@ pub struct Builtin {
     pub a_type: ElemType,
     /// Element type of B (differs from A's only for the mixed fp8/bf8 builtins).
     pub b_type: ElemType,
-    /// A (and B) elements per lane.
-    pub ab_per_lane: usize,
-    /// LLVM type of one lane's A (and B) operand.
-    pub llvm_ab: LlvmType,
+    /// A elements per lane (SMFMAC: compressed values, half of B's).
+    pub a_per_lane: usize,
+    /// B elements per lane.
+    pub b_per_lane: usize,
+    /// LLVM type of one lane's A operand.
+    pub llvm_a: LlvmType,
+    /// LLVM type of one lane's B operand (A's but for SMFMAC).
+    pub llvm_b: LlvmType,
     /// Element type of C and D.
     pub cd: ElemType,
     /// C (and D) elements per lane.
@@ -204,7 +220,8 @@ pub struct Builtin {
     /// VALU cycles that can co-execute; `None` where co-execution is
     /// unsupported (CDNA2 FP64) or not published (see [`Arch::valu_coexec_published`]).
     pub valu_coexec: Option<u32>,
-    /// Largest legal cbsz, `None` where cbsz/abid must be 0.
+    /// Largest legal cbsz, `None` where cbsz/abid must be 0. (On SMFMAC
+    /// cbsz does not broadcast: see [`Sparse`].)
     pub cbsz_max: Option<u32>,
     /// What the instruction's three blgp bits mean.
     pub blgp: BlgpBits,
@@ -212,46 +229,96 @@ pub struct Builtin {
     pub arith: Arith,
     /// Accumulator layout family.
     pub acc: AccLayout,
-    /// Layout of A: coordinates (block, i, k).
+    /// Layout of A: coordinates (block, i, k); for SMFMAC (block 0, i, kc),
+    /// kc the compressed column (0..K/2, see [`Sparse`]).
     pub a: Layout,
     /// Layout of B: coordinates (block, k, j).
     pub b: Layout,
     /// Layout of C and D: coordinates (block, i, j).
     pub c: Layout,
+    /// SMFMAC only: the index operand and its sets; `None` for dense MFMA.
+    pub sparse: Option<Sparse>,
 }
 
 impl Builtin {
     /// Layout of an operand (D shares C's).
+    ///
+    /// # Panics
+    /// For [`Operand::Idx`] of a dense builtin (in a `const`, a compile
+    /// error): only SMFMAC has an index operand (see [`try_layout`](Builtin::try_layout)).
     pub const fn layout(&self, op: Operand) -> &Layout {
-        match op {
-            Operand::A => &self.a,
-            Operand::B => &self.b,
-            Operand::C | Operand::D => &self.c,
+        match self.try_layout(op) {
+            Some(l) => l,
+            None => panic!("a dense MFMA builtin has no index operand (only SMFMAC has one)"),
         }
     }
 
-    /// Element type of an operand.
+    /// [`layout`](Builtin::layout), or `None` for the index operand of a
+    /// dense builtin.
+    pub const fn try_layout(&self, op: Operand) -> Option<&Layout> {
+        match op {
+            Operand::A => Some(&self.a),
+            Operand::B => Some(&self.b),
+            Operand::C | Operand::D => Some(&self.c),
+            Operand::Idx => match &self.sparse {
+                Some(s) => Some(&s.idx),
+                None => None,
+            },
+        }
+    }
+
+    /// The operands the builtin takes: A, B, C, D, and for SMFMAC the index.
+    ///
+    /// ```
+    /// use mfma_spec::{find, Operand};
+    /// assert_eq!(find("cdna3::smfmac_f32_16x16x32_f16").unwrap().operands().len(), 5);
+    /// assert_eq!(find("f32_32x32x2f32").unwrap().operands(), Operand::ALL);
+    /// ```
+    pub const fn operands(&self) -> &'static [Operand] {
+        const SPARSE: [Operand; 5] = [Operand::A, Operand::B, Operand::C, Operand::D, Operand::Idx];
+        if self.sparse.is_some() {
+            &SPARSE
+        } else {
+            &Operand::ALL
+        }
+    }
+
+    /// Whether this is a structured-sparse (SMFMAC) instruction.
+    pub const fn is_sparse(&self) -> bool {
+        self.sparse.is_some()
+    }
+
+    /// Element type of an operand ([`ElemType::Idx`] for the index).
     pub const fn elem(&self, op: Operand) -> ElemType {
         match op {
             Operand::A => self.a_type,
             Operand::B => self.b_type,
             Operand::C | Operand::D => self.cd,
+            Operand::Idx => ElemType::Idx,
         }
     }
 
-    /// Elements per lane of an operand.
+    /// Elements per lane of an operand (the index: its 4-bit fields, 8 in
+    /// one 32-bit register; 0 for a dense builtin).
     pub const fn per_lane(&self, op: Operand) -> usize {
         match op {
-            Operand::A | Operand::B => self.ab_per_lane,
+            Operand::A => self.a_per_lane,
+            Operand::B => self.b_per_lane,
             Operand::C | Operand::D => self.cd_per_lane,
+            Operand::Idx => match &self.sparse {
+                Some(s) => s.idx.items,
+                None => 0,
+            },
         }
     }
 
-    /// LLVM type of one lane's operand.
+    /// LLVM type of one lane's operand (the index: `i32`).
     pub const fn llvm_type(&self, op: Operand) -> LlvmType {
         match op {
-            Operand::A | Operand::B => self.llvm_ab,
+            Operand::A => self.llvm_a,
+            Operand::B => self.llvm_b,
             Operand::C | Operand::D => self.llvm_cd,
+            Operand::Idx => LlvmType::scalar(LlvmScalar::I32),
         }
     }
 
@@ -260,7 +327,8 @@ impl Builtin {
         (self.per_lane(op) * self.elem(op).bits() as usize).div_ceil(32)
     }
 
-    /// Arithmetic operations per instruction: `2*M*N*K*blocks`.
+    /// Arithmetic operations per instruction: `2*M*N*K*blocks` (for SMFMAC
+    /// with the logical K, as AMD counts them).
     pub const fn ops(&self) -> u64 {
         2 * (self.m * self.n * self.k * self.blocks) as u64
     }
@@ -268,6 +336,30 @@ impl Builtin {
     /// Peak operations per CU per clock: `ops / cycles`.
     pub const fn ops_per_cycle(&self) -> u64 {
         self.ops() / self.cycles as u64
+    }
+
+    /// The HIP builtin: `__builtin_amdgcn_mfma_<name>` for dense MFMA,
+    /// `__builtin_amdgcn_<name>` for SMFMAC (whose name starts `smfmac_`).
+    ///
+    /// ```
+    /// let s = mfma_spec::find("cdna3::smfmac_i32_16x16x64_i8").unwrap();
+    /// assert_eq!(s.hip_name().to_string(), "__builtin_amdgcn_smfmac_i32_16x16x64_i8");
+    /// let d = mfma_spec::find("f64_4x4x4f64").unwrap();
+    /// assert_eq!(d.hip_name().to_string(), "__builtin_amdgcn_mfma_f64_4x4x4f64");
+    /// ```
+    pub fn hip_name(&self) -> impl core::fmt::Display + '_ {
+        struct Hip<'a>(&'a Builtin);
+        impl core::fmt::Display for Hip<'_> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                let prefix = if self.0.is_sparse() {
+                    Builtin::HIP_PREFIX_SPARSE
+                } else {
+                    Builtin::HIP_PREFIX
+                };
+                write!(f, "{prefix}{}", self.0.name)
+            }
+        }
+        Hip(self)
     }
 
     /// Whether the instruction takes no modifier at all.
@@ -300,6 +392,7 @@ impl Builtin {
                 return Some(b);
             }
             let alike = b.m == self.m
+                && b.sparse.is_some() == self.sparse.is_some()
                 && b.n == self.n
                 && b.blocks == self.blocks
                 && same_type(b.a_type, self.a_type)
@@ -316,8 +409,10 @@ impl Builtin {
         best
     }
 
-    /// The full HIP builtin name (`__builtin_amdgcn_mfma_...` is the prefix).
+    /// The prefix of a dense builtin's HIP name (see [`hip_name`](Builtin::hip_name)).
     pub const HIP_PREFIX: &'static str = "__builtin_amdgcn_mfma_";
+    /// The prefix of an SMFMAC builtin's HIP name, before its `smfmac_` name.
+    pub const HIP_PREFIX_SPARSE: &'static str = "__builtin_amdgcn_";
 }
 
 const fn same_type(a: ElemType, b: ElemType) -> bool {

@@ -78,6 +78,9 @@ impl Modifier {
     /// assert_eq!(Modifier::ALL.map(|m| m.max(f64mma)), [0, 0, 0, 7]);
     /// ```
     pub const fn max(self, b: &Builtin) -> i64 {
+        if let (Modifier::Abid, Some(s)) = (self, &b.sparse) {
+            return s.sets as i64 - 1;
+        }
         match (self, b.cbsz_max) {
             (Modifier::Cbsz, Some(max)) => max as i64,
             (Modifier::Abid, Some(max)) => (1i64 << max) - 1,
@@ -145,6 +148,7 @@ impl Modifiers {
                 Operand::A => 1,
                 Operand::B => 2,
                 Operand::C | Operand::D => 4,
+                Operand::Idx => 0,
             };
             i += 1;
         }
@@ -157,7 +161,7 @@ impl Modifiers {
             Operand::A => 1,
             Operand::B => 2,
             Operand::C => 4,
-            Operand::D => 0,
+            Operand::D | Operand::Idx => 0,
         };
         self.neg & bit != 0
     }
@@ -263,7 +267,14 @@ pub enum ModifierError {
         /// The builtin.
         builtin: &'static Builtin,
     },
-    /// cbsz above log2(blocks).
+    /// SMFMAC: abid not below the number of index sets (whatever cbsz is).
+    IndexSetOutOfRange {
+        /// The builtin.
+        builtin: &'static Builtin,
+        /// Its value.
+        value: i64,
+    },
+    /// cbsz above log2(blocks) (SMFMAC: above 3).
     CbszTooLarge {
         /// The builtin.
         builtin: &'static Builtin,
@@ -304,7 +315,9 @@ impl ModifierError {
             | ModifierError::BlgpIsNegation { .. }
             | ModifierError::BlgpTooLarge { .. } => Modifier::Blgp,
             ModifierError::CbszTooLarge { .. } => Modifier::Cbsz,
-            ModifierError::AbidOutOfRange { .. } => Modifier::Abid,
+            ModifierError::AbidOutOfRange { .. } | ModifierError::IndexSetOutOfRange { .. } => {
+                Modifier::Abid
+            }
             ModifierError::NegUnsupported { .. } | ModifierError::NegTooLarge { .. } => {
                 Modifier::Neg
             }
@@ -362,6 +375,34 @@ impl ModifierError {
                 .str(" must be 0 for ")
                 .path(builtin)
                 .str(": it computes 1 block, so there is no other A block to broadcast"),
+            ModifierError::CbszTooLarge { builtin, value } if builtin.is_sparse() => m
+                .str("cbsz must be in 0..=")
+                .uint(crate::Sparse::CBSZ_MAX as u64)
+                .str(" for ")
+                .path(builtin)
+                .str(" (got ")
+                .int(value)
+                .str(
+                    "): on SMFMAC cbsz 0 lets abid pick the index set and 1..=3 use set 0; \
+                      larger values are undefined",
+                ),
+            ModifierError::IndexSetOutOfRange { builtin, value } => {
+                let sets = match &builtin.sparse {
+                    Some(s) => s.sets,
+                    None => 1,
+                };
+                m.str("abid must be in 0..=")
+                    .uint(sets as u64 - 1)
+                    .str(" for ")
+                    .path(builtin)
+                    .str(" (got ")
+                    .int(value)
+                    .str("): it picks one of the ")
+                    .uint(sets as u64)
+                    .str(" index sets of the index register (")
+                    .uint(32 / sets as u64)
+                    .str(" bits each), whatever cbsz is")
+            }
             ModifierError::CbszTooLarge { builtin, value } => {
                 let max = match builtin.cbsz_max {
                     Some(max) => max as u64,
@@ -471,7 +512,12 @@ const fn same_name_elsewhere(b: &Builtin, kind: BlgpBits) -> Option<&'static Bui
 
 const fn blgp_unused(b: &'static Builtin) -> Message {
     let m = Message::new().str("blgp must be 0 for ").path(b).str(": ");
-    if matches!(b.a_type, ElemType::F64) {
+    if b.is_sparse() {
+        m.str(
+            "structured-sparse SMFMAC has no B lane-group pattern (its modifiers are cbsz and \
+               abid, which pick the index set)",
+        )
+    } else if matches!(b.a_type, ElemType::F64) {
         let m = m.str("FP64 MFMA has no B lane-group pattern");
         match same_name_elsewhere(b, BlgpBits::Negate) {
             Some(other) => m
@@ -543,7 +589,7 @@ const fn neg_unsupported(b: &'static Builtin) -> Message {
     }
 }
 
-const fn arch_table(b: &Builtin) -> &'static [Builtin] {
+pub(crate) const fn arch_table(b: &Builtin) -> &'static [Builtin] {
     let mut i = 0;
     while i < ARCHS.len() {
         if crate::message::same_str(ARCHS[i].name, b.arch) {
@@ -600,9 +646,19 @@ pub const fn check_cbsz(b: &'static Builtin, m: Modifiers) -> Result<(), Modifie
     }
 }
 
-/// Rule: abid is below 2^cbsz (so 0 when cbsz is 0), and 0 where broadcast is unsupported.
+/// Rule: abid is below 2^cbsz (so 0 when cbsz is 0), and 0 where broadcast
+/// is unsupported; on SMFMAC below the number of index sets, whatever cbsz is.
 pub const fn check_abid(b: &'static Builtin, m: Modifiers) -> Result<(), ModifierError> {
     if m.abid == 0 {
+        return Ok(());
+    }
+    if let Some(s) = &b.sparse {
+        if m.abid >= s.sets as i64 {
+            return Err(ModifierError::IndexSetOutOfRange {
+                builtin: b,
+                value: m.abid,
+            });
+        }
         return Ok(());
     }
     if b.cbsz_max.is_none() {

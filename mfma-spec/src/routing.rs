@@ -7,6 +7,11 @@
 //! block feeds none); `blgp` makes lanes read B from other lanes (so a source
 //! lane may feed several elements or none). C and D are never routed.
 //! Seen from an element, the feeding slot is always unique: [`source`].
+//!
+//! SMFMAC routes nothing: its cbsz/abid pick which index set the
+//! instruction reads ([`Sparse::index_set`](crate::Sparse::index_set)), so
+//! an index slot feeds its own (set, i, g) when its set is the one read, and
+//! nothing otherwise; its A is never broadcast (one block).
 
 use crate::{Builtin, Coord, Modifiers, Operand, Slot};
 
@@ -36,13 +41,17 @@ pub fn feeds(
     let own = l.coord(s);
     // Candidates are indexed by what the routing chooses among: blocks for
     // A, reading lanes for B, nothing for the accumulator.
+    let set = b.sparse.map(|sp| sp.index_set(m));
     let candidates = match op {
+        Operand::A if set.is_some() => 1,
         Operand::A => l.blocks,
         Operand::B => l.lanes,
-        Operand::C | Operand::D => 1,
+        Operand::C | Operand::D | Operand::Idx => 1,
     };
     (0..candidates).filter_map(move |x| match op {
+        Operand::A if set.is_some() => Some(own),
         Operand::A => (m.a_source_block(x) == own.block).then_some(Coord::new(x, own.row, own.col)),
+        Operand::Idx => (set == Some(own.block)).then_some(own),
         Operand::B => (m.b_source_lane(x) == s.lane).then(|| {
             l.coord(Slot {
                 lane: x,
@@ -55,7 +64,9 @@ pub fn feeds(
 
 /// The register slot whose value element `c` of operand `op` receives under
 /// modifiers `m` (which must be legal); `c` must be in range. The inverse
-/// view of [`feeds`]: `c` is among `feeds(source(c))`.
+/// view of [`feeds`]: `c` is among `feeds(source(c))`. For the index
+/// operand, `c.block` is ignored: group (i, g) is read from the set the
+/// modifiers pick.
 ///
 /// ```
 /// use mfma_spec::{find, source, Coord, Modifiers, Operand, Slot};
@@ -67,16 +78,18 @@ pub fn feeds(
 /// ```
 pub const fn source(b: &Builtin, op: Operand, m: Modifiers, c: Coord) -> Slot {
     let l = b.layout(op);
-    match op {
-        Operand::A => l.slot(Coord::new(m.a_source_block(c.block), c.row, c.col)),
-        Operand::B => {
+    match (op, &b.sparse) {
+        (Operand::A, Some(_)) => l.slot(c),
+        (Operand::Idx, Some(s)) => l.slot(Coord::new(s.index_set(m), c.row, c.col)),
+        (Operand::A, None) => l.slot(Coord::new(m.a_source_block(c.block), c.row, c.col)),
+        (Operand::B, _) => {
             let own = l.slot(c);
             Slot {
                 lane: m.b_source_lane(own.lane),
                 item: own.item,
             }
         }
-        Operand::C | Operand::D => l.slot(c),
+        (Operand::C | Operand::D | Operand::Idx, _) => l.slot(c),
     }
 }
 
@@ -102,7 +115,7 @@ mod tests {
     fn feeds_and_source_are_inverse_views() {
         for b in all() {
             for m in legal(b) {
-                for op in Operand::ALL {
+                for &op in b.operands() {
                     let l = b.layout(op);
                     let mut fed = 0;
                     for lane in 0..l.lanes {
@@ -115,8 +128,10 @@ mod tests {
                             }
                         }
                     }
-                    // Each element has exactly one source, so the slots feed every element once.
-                    assert_eq!(fed, l.elements(), "{} {op:?} {m:?}", b.name);
+                    // Each element has exactly one source, so the slots feed
+                    // every element once; of the index, one set is read.
+                    let sets = if op == Operand::Idx { l.blocks } else { 1 };
+                    assert_eq!(fed * sets, l.elements(), "{} {op:?} {m:?}", b.name);
                 }
             }
         }
@@ -125,10 +140,13 @@ mod tests {
     #[test]
     fn zero_modifiers_feed_the_own_element() {
         for b in all() {
-            for op in Operand::ALL {
+            for &op in b.operands() {
                 let l = b.layout(op);
                 for idx in 0..l.elements() {
                     let c = l.delinear(idx);
+                    if op == Operand::Idx && c.block != 0 {
+                        continue; // sets 1.. are read only with abid
+                    }
                     let mut fed = feeds(b, op, Modifiers::NONE, l.slot(c));
                     assert_eq!((fed.next(), fed.next()), (Some(c), None));
                 }

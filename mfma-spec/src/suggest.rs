@@ -26,9 +26,10 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
-/// Fields of a name of the form `<out>_<M>x<N>x<K><in>[_1k]`.
+/// Fields of a name of the form `[smfmac_]<out>_<M>x<N>x<K><in>[_1k]`.
 #[derive(PartialEq)]
 struct Parts<'a> {
+    sparse: bool,
     out: &'a str,
     m: &'a str,
     n: &'a str,
@@ -38,6 +39,10 @@ struct Parts<'a> {
 }
 
 fn parts(name: &str) -> Option<Parts<'_>> {
+    let (sparse, name) = match name.get(..7) {
+        Some(p) if p.eq_ignore_ascii_case("smfmac_") => (true, &name[7..]),
+        _ => (false, name),
+    };
     let (out, rest) = name.split_once('_')?;
     let (m, rest) = rest.split_once('x')?;
     let (n, rest) = rest.split_once('x')?;
@@ -63,6 +68,7 @@ fn parts(name: &str) -> Option<Parts<'_>> {
         i => i,
     };
     Some(Parts {
+        sparse,
         out,
         m,
         n,
@@ -79,7 +85,8 @@ fn score(wanted: &str, candidate: &str) -> usize {
     let lev = edit_distance(wanted, candidate);
     match (parts(wanted), parts(candidate)) {
         (Some(w), Some(c)) => {
-            let fields = 4 * usize::from(!w.input.eq_ignore_ascii_case(c.input))
+            let fields = 5 * usize::from(w.sparse != c.sparse)
+                + 4 * usize::from(!w.input.eq_ignore_ascii_case(c.input))
                 + 3 * usize::from(!w.out.eq_ignore_ascii_case(c.out))
                 + 2 * usize::from(w.k != c.k)
                 + usize::from(w.m != c.m)
@@ -131,12 +138,26 @@ fn closest_in(table: &'static Arch, name: &str) -> &'static Builtin {
     best
 }
 
-/// Removes the spellings people copy from HIP or assembly.
+/// Removes the spellings people copy from HIP or assembly
+/// (`__builtin_amdgcn_mfma_`, `v_mfma_`, `mfma_`; `__builtin_amdgcn_` and
+/// `v_` before `smfmac_`).
+///
+/// ```
+/// use mfma_spec::strip_prefix;
+/// assert_eq!(strip_prefix("v_mfma_f64_4x4x4f64"), "f64_4x4x4f64");
+/// assert_eq!(strip_prefix("__builtin_amdgcn_smfmac_f32_16x16x32_f16"), "smfmac_f32_16x16x32_f16");
+/// ```
 pub fn strip_prefix(name: &str) -> &str {
-    ["__builtin_amdgcn_mfma_", "v_mfma_", "mfma_"]
-        .iter()
-        .find_map(|p| name.strip_prefix(p))
-        .unwrap_or(name)
+    [
+        "__builtin_amdgcn_mfma_",
+        "__builtin_amdgcn_",
+        "v_mfma_",
+        "v_",
+        "mfma_",
+    ]
+    .iter()
+    .find_map(|p| name.strip_prefix(p))
+    .unwrap_or(name)
 }
 
 /// Why [`lookup`](crate::lookup) found no builtin.

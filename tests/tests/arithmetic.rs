@@ -162,7 +162,7 @@ fn dot(x: &Builtin, a: &[u64], b: &[u64], c: u64) -> u64 {
                 + i64::from(c as u32 as i32);
             u64::from(exact as i32 as u32)
         }
-        ElemType::I32 => unreachable!("no builtin takes i32 inputs"),
+        ElemType::I32 | ElemType::Idx => unreachable!("no builtin takes {:?} inputs", x.a_type),
         ElemType::Xf32 | ElemType::Fp8 | ElemType::Bf8 => {
             unreachable!("CDNA2 has no {:?}", x.a_type)
         }

@@ -39,6 +39,7 @@ fn format(t: ElemType) -> Format {
         ElemType::Bf8 => Format::Bf8,
         ElemType::I8 => Format::I8,
         ElemType::I32 => Format::I32,
+        ElemType::Idx => unreachable!("index fields are not numbers"),
     }
 }
 
@@ -52,7 +53,7 @@ fn family(x: &Builtin) -> Family {
         ElemType::Xf32 => Family::Truncated { group: 4 },
         ElemType::Fp8 | ElemType::Bf8 => Family::SplitTruncated { group: x.k.min(16) },
         ElemType::I8 => Family::Wrapping,
-        ElemType::I32 => unreachable!("no builtin takes i32 inputs"),
+        ElemType::I32 | ElemType::Idx => unreachable!("no builtin takes {:?} inputs", x.a_type),
     }
 }
 

@@ -4,8 +4,12 @@
 //! architectures: CDNA3 keeps CDNA2's), restated here as plain arithmetic;
 //! and against the tables of the seed document, transcribed as data. Also
 //! the spec's derived facts and the fragment API over the layouts.
+//!
+//! SMFMAC's two new layouts are checked against CDNA3 reference 2.1 (the
+//! compressed A: the input formula with K/2) and 2.2 (the index operand:
+//! each group's field in the lane of its values, sets side by side).
 
-use mfma_core::{Element, Fragment, Instr, Visit};
+use mfma_core::{Element, Fragment, Instr, SparseInstr, Visit};
 use mfma_spec::{BlgpBits, Builtin, Coord, ElemType, Layout, Operand, Slot, ARCHS, WAVE};
 use std::collections::BTreeSet;
 use std::ops::Range;
@@ -15,8 +19,27 @@ fn all() -> impl Iterator<Item = &'static Builtin> {
     ARCHS.iter().flat_map(|a| a.builtins)
 }
 
+/// Every operand of every builtin, SMFMAC's index included.
 fn every_operand() -> impl Iterator<Item = (&'static Builtin, Operand)> {
-    all().flat_map(|b| Operand::ALL.into_iter().map(move |op| (b, op)))
+    all().flat_map(|b| b.operands().iter().map(move |&op| (b, op)))
+}
+
+/// Columns of A as stored: K, or K/2 for SMFMAC's compressed A.
+fn a_cols(x: &Builtin) -> usize {
+    if x.is_sparse() {
+        x.k / 2
+    } else {
+        x.k
+    }
+}
+
+/// Index sets of an SMFMAC (reference 3.4): 4 for 16-bit inputs, 2 for 8-bit.
+fn sets(x: &Builtin) -> usize {
+    if x.a_type.bits() == 16 {
+        4
+    } else {
+        2
+    }
 }
 
 fn elements(l: &Layout) -> impl Iterator<Item = Coord> + '_ {
@@ -64,14 +87,15 @@ fn every_layout_is_a_bijection_and_its_maps_are_inverse() {
 fn matrix_extents_follow_the_shape() {
     for (b, op) in every_operand() {
         let l = b.layout(op);
-        let (rows, cols) = match op {
-            Operand::A => (b.m, b.k),
-            Operand::B => (b.k, b.n),
-            Operand::C | Operand::D => (b.m, b.n),
+        let (blocks, rows, cols) = match op {
+            Operand::A => (b.blocks, b.m, a_cols(b)),
+            Operand::B => (b.blocks, b.k, b.n),
+            Operand::C | Operand::D => (b.blocks, b.m, b.n),
+            Operand::Idx => (sets(b), b.m, b.k / 4),
         };
         assert_eq!(
             (l.blocks, l.rows, l.cols),
-            (b.blocks, rows, cols),
+            (blocks, rows, cols),
             "{} {}",
             b.name,
             op.name()
@@ -85,17 +109,37 @@ fn matrix_extents_follow_the_shape() {
 /// Reference 2.1 for A (r = i, R = M) and B (r = j, R = N): (lane, item) of
 /// the element at block `b`, index `r` along R and `k` along K.
 fn input_slot(x: &Builtin, op: Operand, b: usize, r: usize, k: usize) -> (usize, usize) {
-    let big_r = if op == Operand::A { x.m } else { x.n };
+    let (big_r, big_k) = if op == Operand::A {
+        (x.m, a_cols(x))
+    } else {
+        (x.n, x.k)
+    };
     let groups = 64 / (big_r * x.blocks);
-    let e = x.k / groups;
+    let e = big_k / groups;
     (r + big_r * b + big_r * x.blocks * (k / e), k % e)
+}
+
+/// Reference CDNA3 2.2: the field of group g (logical k 4g..4g+4) of row i
+/// lies in the lane of A[i][4g], a lane holding 2·(A per lane) logical k;
+/// it is the lane's field number f = g mod (fields per set), shifted by
+/// 32/sets bits per set: (lane, bit offset / 4).
+fn idx_slot(x: &Builtin, set: usize, i: usize, g: usize) -> (usize, usize) {
+    let k_per_lane = 2 * x.a_per_lane;
+    let lane = i + x.m * (4 * g / k_per_lane);
+    let fields = x.a_per_lane / 2;
+    let bits = 4 * (g % fields) + set * (32 / sets(x));
+    (lane, bits / 4)
 }
 
 /// Inverse of [`input_slot`], also as written in reference 2.1: (b, r, k).
 fn input_coord(x: &Builtin, op: Operand, lane: usize, item: usize) -> (usize, usize, usize) {
-    let big_r = if op == Operand::A { x.m } else { x.n };
+    let (big_r, big_k) = if op == Operand::A {
+        (x.m, a_cols(x))
+    } else {
+        (x.n, x.k)
+    };
     let groups = 64 / (big_r * x.blocks);
-    let e = x.k / groups;
+    let e = big_k / groups;
     (
         (lane / big_r) % x.blocks,
         lane % big_r,
@@ -151,6 +195,7 @@ fn reference_slot(x: &Builtin, op: Operand, c: Coord) -> (usize, usize) {
         Operand::A => input_slot(x, op, c.block, c.row, c.col),
         Operand::B => input_slot(x, op, c.block, c.col, c.row),
         Operand::C | Operand::D => acc_slot(family(x), c.block, c.row, c.col),
+        Operand::Idx => idx_slot(x, c.block, c.row, c.col),
     }
 }
 
@@ -167,6 +212,84 @@ fn reference_coord(x: &Builtin, op: Operand, s: Slot) -> Coord {
         Operand::C | Operand::D => {
             let (b, i, j) = acc_coord(family(x), s.lane, s.item);
             Coord::new(b, i, j)
+        }
+        // The inverse by search: reference 2.2 states the forward map only.
+        Operand::Idx => {
+            let l = x.layout(op);
+            let all =
+                elements(l).filter(|c| idx_slot(x, c.block, c.row, c.col) == (s.lane, s.item));
+            let found: Vec<Coord> = all.collect();
+            assert_eq!(found.len(), 1, "{} idx {s:?}: {found:?}", x.name);
+            found[0]
+        }
+    }
+}
+
+#[test]
+fn reference_examples_of_the_sparse_layouts() {
+    // CDNA3 reference 2.1: smfmac_f32_16x16x32_f16's A[i][k] lives in lane
+    // i + 16·⌊k/8⌋, VGPR ⌊(k mod 8)/4⌋; compressed column kc holds a value of
+    // logical group kc/2, so k = 4·(kc/2) + any position.
+    let x = mfma_spec::find("cdna3::smfmac_f32_16x16x32_f16").unwrap();
+    for i in 0..16 {
+        for kc in 0..16 {
+            let s = x.a.slot(Coord::at(i, kc));
+            for k in 4 * (kc / 2)..4 * (kc / 2) + 4 {
+                assert_eq!(s.lane, i + 16 * (k / 8), "A[{i}][{k}] (kc {kc})");
+                assert_eq!(s.item * 16 / 32, (k % 8) / 4, "A[{i}][{k}] VGPR");
+            }
+        }
+    }
+    // Reference 2.2: K[2][31] → lane 50, bits [7:4]; with abid = 3, bits [31:28].
+    let idx = x.sparse.unwrap().idx;
+    assert_eq!(
+        idx.slot(Coord::new(0, 2, 31 / 4)),
+        Slot { lane: 50, item: 1 }
+    );
+    assert_eq!(
+        idx.slot(Coord::new(3, 2, 31 / 4)),
+        Slot { lane: 50, item: 7 }
+    );
+}
+
+#[test]
+fn sparse_index_fields_share_a_lane_with_their_values_and_fill_the_register() {
+    for x in all().filter(|x| x.is_sparse()) {
+        let s = x.sparse.unwrap();
+        assert_eq!(s.sets, sets(x), "{}", x.name);
+        // One 32-bit register of 4-bit fields.
+        assert_eq!(s.idx.items * 4, 32, "{}", x.name);
+        for set in 0..s.sets {
+            let mut fields = BTreeSet::new();
+            for i in 0..x.m {
+                for g in 0..x.k / 4 {
+                    let f = s.idx.slot(Coord::new(set, i, g));
+                    // The index of a group lives with both its stored values.
+                    for kc in [2 * g, 2 * g + 1] {
+                        assert_eq!(
+                            x.a.slot(Coord::at(i, kc)).lane,
+                            f.lane,
+                            "{} {i} {g}",
+                            x.name
+                        );
+                    }
+                    // ... inside this set's bits of the register.
+                    let bits = 32 / s.sets;
+                    assert!(
+                        (set * bits..(set + 1) * bits).contains(&(4 * f.item)),
+                        "{}",
+                        x.name
+                    );
+                    assert!(fields.insert(f), "{}: two groups in {f:?}", x.name);
+                }
+            }
+            // Every field of the set is used exactly once.
+            assert_eq!(
+                fields.len(),
+                64 * s.fields_per_set(),
+                "{} set {set}",
+                x.name
+            );
         }
     }
 }
@@ -383,8 +506,10 @@ fn bits(name: &str) -> usize {
 }
 
 /// The fields of `<out>_<M>x<N>x<K><in>[_1k]` (seed: "Naming convention";
-/// CDNA3 also writes `<out>_<M>x<N>x<K>_<in>` and `_<a>_<b>` for two inputs).
+/// CDNA3 also writes `<out>_<M>x<N>x<K>_<in>` and `_<a>_<b>` for two inputs,
+/// and `smfmac_` before the sparse ones).
 fn name_fields(name: &str) -> (&str, usize, usize, usize, &str, bool) {
+    let name = name.strip_prefix("smfmac_").unwrap_or(name);
     let (out, rest) = name.split_once('_').expect("out type");
     let (rest, one_k) = match rest.strip_suffix("_1k") {
         Some(r) => (r, true),
@@ -428,18 +553,20 @@ fn names_encode_shape_and_types() {
             x.name
         );
         // `_1k` marks the bf16 variants that pack 4 elements per lane.
-        if x.a_type == ElemType::Bf16 {
-            assert_eq!(x.ab_per_lane, if one_k { 4 } else { 2 }, "{}", x.name);
+        if x.a_type == ElemType::Bf16 && !x.is_sparse() {
+            assert_eq!(x.a_per_lane, if one_k { 4 } else { 2 }, "{}", x.name);
         }
+        assert_eq!(x.is_sparse(), x.name.starts_with("smfmac_"), "{}", x.name);
     }
 }
 
 #[test]
 fn per_lane_counts_and_vgprs_follow_the_reference() {
     for x in all() {
-        // Reference 2.1: E = K / G elements of A and B per lane, G = 64 / (R * blocks).
-        for (op, big_r) in [(Operand::A, x.m), (Operand::B, x.n)] {
-            let e = x.k / (64 / (big_r * x.blocks));
+        // Reference 2.1: E = K / G elements of A and B per lane, G = 64 / (R
+        // * blocks); K/2 for SMFMAC's compressed A (CDNA3 2.1).
+        for (op, big_r, big_k) in [(Operand::A, x.m, a_cols(x)), (Operand::B, x.n, x.k)] {
+            let e = big_k / (64 / (big_r * x.blocks));
             assert_eq!(x.per_lane(op), e, "{} {}", x.name, op.name());
             assert_eq!(x.layout(op).items, e, "{} {}", x.name, op.name());
         }
@@ -468,9 +595,10 @@ fn per_lane_counts_and_vgprs_follow_the_reference() {
 fn derived_names_and_counts() {
     for x in all() {
         assert_eq!(x.isa, isa_mnemonic(x), "{}", x.name);
+        let family = if x.is_sparse() { "" } else { "mfma." };
         assert_eq!(
             x.llvm_intrinsic,
-            format!("llvm.amdgcn.mfma.{}", x.name.replace('_', "."))
+            format!("llvm.amdgcn.{family}{}", x.name.replace('_', "."))
         );
         assert_eq!(
             x.ops(),
@@ -484,10 +612,13 @@ fn derived_names_and_counts() {
             "{}",
             x.name
         );
-        for spelling in [
-            format!("{}{}", Builtin::HIP_PREFIX, x.name),
-            x.isa.to_string(),
-        ] {
+        let hip = if x.is_sparse() {
+            format!("__builtin_amdgcn_{}", x.name)
+        } else {
+            format!("__builtin_amdgcn_mfma_{}", x.name)
+        };
+        assert_eq!(x.hip_name().to_string(), hip);
+        for spelling in [hip, x.isa.to_string()] {
             let arch = mfma_spec::arch(x.arch).unwrap();
             assert_eq!(arch.find(&spelling), Some(x), "{spelling}");
             assert_eq!(
@@ -498,7 +629,7 @@ fn derived_names_and_counts() {
         }
         // The LLVM operand types hold exactly the lane's elements: the
         // device path transmutes one into the other.
-        for op in Operand::ALL {
+        for &op in x.operands() {
             let bits = x.per_lane(op) * x.elem(op).bits() as usize;
             assert_eq!(
                 x.llvm_type(op).bits() as usize,
@@ -516,8 +647,10 @@ fn derived_names_and_counts() {
 /// (`_2b`, `_4b`, `_16b`), an underscore precedes the input type, and the
 /// `_1k` of the builtin name is dropped.
 fn isa_mnemonic(x: &Builtin) -> String {
-    if x.arch == "cdna2" {
-        return format!("v_mfma_{}", x.name);
+    if x.arch == "cdna2" || x.is_sparse() {
+        // SMFMAC mnemonics are the builtin names (reference CDNA3 1.2).
+        let family = if x.is_sparse() { "v_" } else { "v_mfma_" };
+        return format!("{family}{}", x.name);
     }
     let (out, m, n, k, input, _) = name_fields(x.name);
     let blocks = if x.blocks > 1 {
@@ -535,9 +668,16 @@ fn modifier_support_follows_blocks_and_type() {
         assert!(x.blocks.is_power_of_two(), "{}", x.name);
         let log2 = x.blocks.trailing_zeros();
         // Reference 3.1 (CDNA3 3.1): broadcast only on multi-block, non-f64 builtins.
-        let want = (!f64 && x.blocks > 1).then_some(log2);
+        let want = if x.is_sparse() {
+            // CDNA3 3.4: SMFMAC's cbsz is 0..=3 and picks the index set.
+            Some(3)
+        } else {
+            (!f64 && x.blocks > 1).then_some(log2)
+        };
         assert_eq!(x.cbsz_max, want, "{}", x.name);
         let blgp = match (x.arch, f64) {
+            // CDNA3 3.4: no blgp on SMFMAC.
+            _ if x.is_sparse() => BlgpBits::Unused,
             // CDNA2 3.2: blgp on every non-f64 builtin.
             ("cdna2", true) => BlgpBits::Unused,
             ("cdna2", false) => BlgpBits::Pattern,
@@ -555,27 +695,29 @@ fn modifier_support_follows_blocks_and_type() {
 // ---------------------------------------------------------------------------
 // The fragment API reads and writes through the same layouts
 
-/// Byte `digit` of element number `n`: an 8-bit type cannot give 512
-/// elements distinct values, so those are checked one byte of `n` at a time.
-fn digit_of(n: usize, digit: usize) -> usize {
-    (n >> (8 * digit)) & 0xff
+/// Digit `digit` (of `width` bits, at most 8) of element number `n`: an
+/// 8-bit type cannot give 512 elements distinct values, nor a 4-bit index
+/// field, so those are checked one digit of `n` at a time.
+fn digit_of(n: usize, digit: usize, width: usize) -> usize {
+    (n >> (width * digit)) & ((1 << width) - 1)
 }
 
 fn check_fragment<X: Instr, O: mfma_core::Operand>() {
-    // Two bytes cover the largest fragment (512 elements); a wider type
+    // Enough digits for the largest fragment (1024 elements); a wider type
     // takes the whole number in one pass.
-    for digit in 0..2 {
-        check_fragment_digit::<X, O>(digit);
+    let width = (<O::Elem<X> as Element>::TYPE.bits() as usize).min(8);
+    for digit in 0..10usize.div_ceil(width) {
+        check_fragment_digit::<X, O>(digit, width);
     }
 }
 
-fn check_fragment_digit<X: Instr, O: mfma_core::Operand>(digit: usize) {
+fn check_fragment_digit<X: Instr, O: mfma_core::Operand>(digit: usize, width: usize) {
     let l = Fragment::<X, O>::LAYOUT;
-    let what = format!("{} {} byte {digit}", X::SPEC.name, O::OPERAND.name());
+    let what = format!("{} {} digit {digit}", X::SPEC.name, O::OPERAND.name());
     assert_eq!(&l, X::SPEC.layout(O::OPERAND), "{what}");
     let bits = |v: O::Elem<X>| v.to_bits_u64() as usize;
-    let linear = |c: Coord| digit_of(l.linear(c), digit);
-    let value = |n: usize| <O::Elem<X> as Element>::from_bits_u64(digit_of(n, digit) as u64);
+    let linear = |c: Coord| digit_of(l.linear(c), digit, width);
+    let value = |n: usize| <O::Elem<X> as Element>::from_bits_u64(digit_of(n, digit, width) as u64);
 
     let f = Fragment::<X, O>::from_fn(|b, r, c| value(l.linear(Coord::new(b, r, c))));
     for s in slots(&l) {
@@ -620,6 +762,11 @@ impl Visit for CheckFragments {
         check_fragment::<X, mfma_core::A>();
         check_fragment::<X, mfma_core::B>();
         check_fragment::<X, mfma_core::C>();
+    }
+    fn visit_sparse<X: SparseInstr>(self) -> Option<()> {
+        self.visit::<X>();
+        check_fragment::<X, mfma_core::Idx>();
+        Some(())
     }
 }
 

@@ -5,14 +5,23 @@
 //! it is put into every block of the instruction and every block must give
 //! the vector's D.
 //!
+//! `cdna3-smfmac.json` holds the structured-sparse (SMFMAC) vectors: the
+//! compressed A and its positions go through `FragA::from_fn` and
+//! `FragIdx::from_positions` into `execute_sparse`, under every legal
+//! cbsz/abid, the set the instruction reads holding the vector's positions
+//! and every other set different ones. These vectors encode an assumption
+//! about SMFMAC arithmetic (see `mfma_core::sparse`), not hardware facts.
+//!
 //! Run with `--nocapture` to see the counts per builtin.
 
 #[macro_use]
 #[path = "common/numerics.rs"]
 mod numerics;
 
-use mfma_core::spec::{arch, Arch, Builtin};
-use mfma_core::{execute, Acc, Element, FragA, FragB, Instr, Visit};
+use mfma_core::spec::{arch, Arch, Builtin, Modifiers};
+use mfma_core::{
+    execute, Acc, Element, FragA, FragB, FragIdx, Instr, Positions, SparseInstr, Visit,
+};
 use numerics::{hex, in_family, same};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -66,6 +75,9 @@ struct Meta {
     b_type: String,
     c_type: String,
     d_type: String,
+    /// Set in the SMFMAC file.
+    #[serde(default)]
+    sparse: bool,
 }
 
 #[derive(Deserialize)]
@@ -84,6 +96,9 @@ struct Vector {
     c: Vec<String>,
     #[serde(rename = "D")]
     d: Vec<String>,
+    /// SMFMAC: the position (0..=3) of each stored value of A in its group.
+    #[serde(rename = "IDX", default)]
+    idx: Vec<u8>,
 }
 
 impl Vector {
@@ -95,36 +110,55 @@ impl Vector {
     }
 }
 
-/// The vector file of an architecture: `MFMA_VECTORS_<ARCH>` (e.g.
-/// `MFMA_VECTORS_CDNA3`) or `../shared/vectors/<arch>-numerics.json`.
-fn path(arch: &str) -> PathBuf {
-    let var = format!("MFMA_VECTORS_{}", arch.to_uppercase());
-    match std::env::var_os(&var) {
+/// The vector files: one of dense vectors per architecture, one of SMFMAC
+/// vectors where the architecture has SMFMAC. `(file stem, arch, sparse)`.
+fn files() -> impl Iterator<Item = (String, &'static Arch, bool)> {
+    mfma_core::spec::ARCHS.iter().flat_map(|a| {
+        let dense = (format!("{}-numerics", a.name), *a, false);
+        let sparse = a
+            .builtins
+            .iter()
+            .any(|x| x.is_sparse())
+            .then(|| (format!("{}-smfmac", a.name), *a, true));
+        std::iter::once(dense).chain(sparse)
+    })
+}
+
+/// The name of the variable that overrides a file's path: `MFMA_VECTORS_CDNA3`
+/// for `cdna3-numerics`, `MFMA_VECTORS_CDNA3_SMFMAC` for `cdna3-smfmac`.
+fn var(stem: &str) -> String {
+    let name = stem.trim_end_matches("-numerics").replace('-', "_");
+    format!("MFMA_VECTORS_{}", name.to_uppercase())
+}
+
+/// The vector file `stem`: its variable (see [`var`]) or
+/// `../shared/vectors/<stem>.json`.
+fn path(stem: &str) -> PathBuf {
+    match std::env::var_os(var(stem)) {
         Some(p) => PathBuf::from(p),
         None => PathBuf::from(format!(
-            "{}/../../shared/vectors/{arch}-numerics.json",
+            "{}/../../shared/vectors/{stem}.json",
             env!("CARGO_MANIFEST_DIR")
         )),
     }
 }
 
-/// The vector file of `arch`, parsed once for all tests of this binary. A
-/// missing file is a failure, never a skip: these vectors are the only
-/// bit-exact evidence.
-fn file(arch: &str) -> &'static VectorFile {
-    static FILES: OnceLock<BTreeMap<&'static str, VectorFile>> = OnceLock::new();
+/// The vector file of `arch` (its SMFMAC file if `sparse`), parsed once for
+/// all tests of this binary. A missing file is a failure, never a skip:
+/// these vectors are the only bit-exact evidence.
+fn file(arch: &str, sparse: bool) -> &'static VectorFile {
+    static FILES: OnceLock<BTreeMap<(&'static str, bool), VectorFile>> = OnceLock::new();
     let files = FILES.get_or_init(|| {
-        mfma_core::spec::ARCHS
-            .iter()
-            .map(|a| {
-                let p = path(a.name);
+        files()
+            .map(|(stem, a, sparse)| {
+                let p = path(&stem);
                 let text = std::fs::read_to_string(&p).unwrap_or_else(|e| {
                     panic!(
-                        "cannot read the {} numerics vectors at {} ({e}); set MFMA_VECTORS_{} \
-                         to the file's path",
+                        "cannot read the {} vectors `{stem}` at {} ({e}); set {} to the file's \
+                         path",
                         a.title,
                         p.display(),
-                        a.name.to_uppercase()
+                        var(&stem)
                     )
                 });
                 let f: VectorFile = serde_json::from_str(&text)
@@ -136,11 +170,23 @@ fn file(arch: &str) -> &'static VectorFile {
                     "{}: vectors of another architecture",
                     p.display()
                 );
-                (a.name, f)
+                for (name, m) in &f.instructions {
+                    assert_eq!(
+                        m.sparse,
+                        sparse,
+                        "{}: {name} in the wrong file",
+                        p.display()
+                    );
+                }
+                ((a.name, sparse), f)
             })
             .collect()
     });
-    &files[arch]
+    files
+        .iter()
+        .find(|((a, s), _)| *a == arch && *s == sparse)
+        .map(|(_, f)| f)
+        .unwrap_or_else(|| panic!("no {arch} vector file (sparse: {sparse})"))
 }
 
 fn bits(s: &str, id: &str) -> u64 {
@@ -197,13 +243,84 @@ impl Visit for RunVector<'_> {
         }
         out
     }
+
+    fn visit_sparse<X: SparseInstr>(self) -> Option<Vec<Mismatch>> {
+        let v = self.0;
+        let s = X::SPEC;
+        let kc = s.k / 2;
+        assert_eq!(v.shape, Shape::of(s), "{}: shape", v.id);
+        assert_eq!(v.a.len(), s.m * kc, "{}: A length", v.id);
+        assert_eq!(v.idx.len(), s.m * kc, "{}: IDX length", v.id);
+        assert_eq!(v.b.len(), s.k * s.n, "{}: B length", v.id);
+        assert_eq!(v.c.len(), s.m * s.n, "{}: C length", v.id);
+        assert_eq!(v.d.len(), s.m * s.n, "{}: D length", v.id);
+        let at = |m: &[String], r: usize, c: usize, cols: usize| bits(&m[r * cols + c], &v.id);
+        let a = FragA::<X>::from_fn(|_, i, k| X::In::from_bits_u64(at(&v.a, i, k, kc)));
+        let b = FragB::<X>::from_fn(|_, k, j| X::InB::from_bits_u64(at(&v.b, k, j, s.n)));
+        let c = Acc::<X>::from_fn(|_, i, j| X::Out::from_bits_u64(at(&v.c, i, j, s.n)));
+        let exact = FragIdx::<X>::from_positions(|i, k| v.idx[i * kc + k])
+            .unwrap_or_else(|e| panic!("{}: {e}", v.id));
+        let sets = s.sparse.expect("an SMFMAC").sets;
+        let mut out = Vec::new();
+        // Every legal cbsz/abid: the set read holds the vector's positions,
+        // the others the positions moved by one (still valid, different).
+        for (cbsz, abid) in (0..4).flat_map(|c| (0..sets).map(move |a| (c, a as i64))) {
+            let m = Modifiers::new(cbsz, abid, 0);
+            assert!(mfma_core::spec::validate(s, m).is_ok(), "{m:?}");
+            let read = s.sparse.unwrap().index_set(m);
+            let idx = FragIdx::<X>::from_fn(|set, i, g| {
+                let p = exact.get(0, i, g);
+                if set == read {
+                    p
+                } else {
+                    Positions::new((p.first() as u8 + 1) % 4, (p.second() as u8 + 1) % 4)
+                }
+            });
+            let d = run_sparse::<X>(m, a, b, c, &idx);
+            for (index, want) in v.d.iter().enumerate() {
+                let (i, j) = (index / s.n, index % s.n);
+                let got = d.get(0, i, j).to_bits_u64();
+                let want = bits(want, &v.id);
+                if !same(s.cd, got, want) {
+                    out.push(Mismatch {
+                        id: format!("{} cbsz {cbsz} abid {abid}", v.id),
+                        block: 0,
+                        index,
+                        got: hex(s.cd, got),
+                        want: hex(s.cd, want),
+                    });
+                }
+            }
+        }
+        Some(out)
+    }
+}
+
+/// `execute_sparse` with run-time modifiers (legal ones: checked by the caller).
+fn run_sparse<X: SparseInstr>(
+    m: Modifiers,
+    a: FragA<X>,
+    b: FragB<X>,
+    mut c: Acc<X>,
+    idx: &FragIdx<X>,
+) -> Acc<X> {
+    macro_rules! dispatch {
+        ($($cbsz:literal $abid:literal),*) => {
+            match (m.cbsz, m.abid) {
+                $(($cbsz, $abid) => mfma_core::__private::execute_sparse_into_prechecked::<X, $cbsz, $abid>(&a, &b, &mut c, idx),)*
+                _ => unreachable!("{m:?}"),
+            }
+        };
+    }
+    dispatch!(0 0, 0 1, 0 2, 0 3, 1 0, 1 1, 1 2, 1 3, 2 0, 2 1, 2 2, 2 3, 3 0, 3 1, 3 2, 3 3);
+    c
 }
 
 /// Runs every vector of the builtins of `family` of architecture `arch`;
 /// fails listing the first mismatches. Prints the count per builtin.
 fn run_family(arch_name: &str, family: &str) {
     let table: &Arch = arch(arch_name).expect("a known architecture");
-    let f = file(arch_name);
+    let f = file(arch_name, family.starts_with("smfmac_"));
     let mut passed: BTreeMap<&str, (usize, usize, usize)> = BTreeMap::new();
     let mut mismatches = Vec::new();
     for x in table.builtins.iter().filter(|x| in_family(family, x)) {
@@ -225,7 +342,7 @@ fn run_family(arch_name: &str, family: &str) {
     }
     for (name, (ok, total, zero_signs)) in &passed {
         println!(
-            "{arch_name}::{name:<22} {ok:>3}/{total:<3} vectors bit-exact ({zero_signs} model-only zero signs)"
+            "{arch_name}::{name:<29} {ok:>3}/{total:<3} vectors bit-exact ({zero_signs} model-only zero signs)"
         );
     }
     for (name, (_, total, _)) in &passed {
@@ -261,37 +378,41 @@ mod cdna3 {
     use super::{numerics, run_family};
     family_tests!("cdna3": vectors_are_bit_exact => run_family;
         f32_family "f32", f64_family "f64", xf32_family "xf32", f16_family "f16",
-        bf16_family "bf16_1k", fp8_family "fp8", i8_family "i8");
+        bf16_family "bf16_1k", fp8_family "fp8", i8_family "i8",
+        smfmac_f16_family "smfmac_f16", smfmac_bf16_family "smfmac_bf16_1k",
+        smfmac_fp8_family "smfmac_fp8", smfmac_i8_family "smfmac_i8");
 }
 
 /// Every vector of every file names a builtin of its architecture.
 #[test]
 fn every_vector_names_a_builtin() {
-    for a in mfma_core::spec::ARCHS {
-        for v in &file(a.name).vectors {
-            assert!(
-                a.find(&v.instruction).is_some(),
-                "{}: unknown {}",
-                v.id,
-                v.instruction
-            );
+    for (_, a, sparse) in files() {
+        for v in &file(a.name, sparse).vectors {
+            let x = a.find(&v.instruction);
+            assert!(x.is_some(), "{}: unknown {}", v.id, v.instruction);
+            assert_eq!(x.unwrap().is_sparse(), sparse, "{}", v.id);
         }
     }
 }
 
 /// Each file's `instructions` table describes exactly its architecture's
-/// builtins, with the same shape, block count, types and names.
+/// dense (or SMFMAC) builtins, with the same shape, block count, types and names.
 #[test]
 fn instruction_metadata_matches_spec() {
-    for a in mfma_core::spec::ARCHS {
-        let f = file(a.name);
+    for (_, a, sparse) in files() {
+        let f = file(a.name, sparse);
         let names: Vec<&str> = f.instructions.keys().map(String::as_str).collect();
-        let mut spec_names: Vec<&str> = a.builtins.iter().map(|x| x.name).collect();
+        let mut spec_names: Vec<&str> = a
+            .builtins
+            .iter()
+            .filter(|x| x.is_sparse() == sparse)
+            .map(|x| x.name)
+            .collect();
         spec_names.sort_unstable();
         assert_eq!(names, spec_names, "{}", a.name);
         for (name, m) in &f.instructions {
-            let x = a.find(name).unwrap();
-            assert_eq!(m.builtin, format!("{}{}", Builtin::HIP_PREFIX, x.name));
+            let x: &Builtin = a.find(name).unwrap();
+            assert_eq!(m.builtin, x.hip_name().to_string());
             assert_eq!(m.isa, x.isa, "{name}");
             assert_eq!(m.shape, Shape::of(x), "{name}");
             assert_eq!(m.hw_blocks, x.blocks, "{name}");

@@ -14,7 +14,7 @@ pub fn is_nan(ty: ElemType, bits: u64) -> bool {
         ElemType::Bf16 => half::bf16::from_bits(bits as u16).is_nan(),
         ElemType::Xf32 => f32::from_bits(bits as u32).is_nan(),
         ElemType::Fp8 | ElemType::Bf8 => bits as u8 == 0x80,
-        ElemType::I8 | ElemType::I32 => false,
+        ElemType::I8 | ElemType::I32 | ElemType::Idx => false,
     }
 }
 
@@ -30,9 +30,15 @@ pub fn hex(ty: ElemType, bits: u64) -> String {
 
 /// Whether builtin `x` belongs to the arithmetic family `family` (named by
 /// its input type; CDNA2's `_1k` bf16 is a family of its own, CDNA3 has only
-/// those; `fp8` is every 8-bit float builtin).
+/// those; `fp8` is every 8-bit float builtin; `smfmac_<type>` the
+/// structured-sparse builtins of that input type).
 pub fn in_family(family: &str, x: &Builtin) -> bool {
-    let is_1k = x.name.ends_with("_1k");
+    let family = match (family.strip_prefix("smfmac_"), x.is_sparse()) {
+        (Some(f), true) => f,
+        (None, false) => family,
+        _ => return false,
+    };
+    let is_1k = x.name.ends_with("_1k") || x.is_sparse();
     match family {
         "f32" => x.a_type == ElemType::F32,
         "f64" => x.a_type == ElemType::F64,

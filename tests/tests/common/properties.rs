@@ -152,6 +152,11 @@ pub fn elem(ty: ElemType) -> BoxedStrategy<u64> {
         ElemType::Fp8 => (4, 3, 8),
         ElemType::Bf8 => (5, 2, 16),
         ElemType::I8 => return any::<u8>().prop_map(u64::from).boxed(),
+        ElemType::Idx => {
+            return (0u8..4, 1u8..4)
+                .prop_map(|(p, d)| u64::from(p | ((p + d) % 4) << 2))
+                .boxed()
+        }
         ElemType::I32 => {
             let edge = prop_oneof![Just(i32::MAX), Just(i32::MIN), Just(-1), Just(0)];
             return prop_oneof![3 => any::<i32>(), 1 => edge]
