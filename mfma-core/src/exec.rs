@@ -79,7 +79,6 @@ pub fn execute_into<X: Instr, const CBSZ: i32, const ABID: i32, const BLGP: i32>
     b: &FragB<X>,
     c: &mut Acc<X>,
 ) {
-    const { assert_dense(X::SPEC) };
     const { assert_legal(X::SPEC, CBSZ, ABID, BLGP) };
     execute_into_prechecked::<X, CBSZ, ABID, BLGP>(a, b, c);
 }
@@ -146,7 +145,6 @@ pub fn execute_chain_into<X: Instr, const CBSZ: i32, const ABID: i32, const BLGP
     b: &[FragB<X>],
     c: &mut Acc<X>,
 ) {
-    const { assert_dense(X::SPEC) };
     const { assert_legal(X::SPEC, CBSZ, ABID, BLGP) };
     execute_chain_into_prechecked::<X, CBSZ, ABID, BLGP>(a, b, c);
 }

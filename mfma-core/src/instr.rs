@@ -74,6 +74,12 @@ pub trait Instr:
 /// fn twin<X: SparseInstr>() -> &'static str { <X::Dense as Instr>::SPEC.name }
 /// assert_eq!(twin::<mfma!(cdna3::smfmac_f32_16x16x32_f16)>(), "f32_16x16x16f16");
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a structured-sparse (SMFMAC) builtin",
+    label = "a dense MFMA builtin",
+    note = "execute_sparse and FragA::compress take the CDNA3 SMFMAC builtins \
+            (`mfma!(cdna3::smfmac_...)`); run dense ones with `execute`"
+)]
 pub trait SparseInstr: Instr {
     /// The dense builtin with half the K
     /// ([`Builtin::dense_twin`](mfma_spec::Builtin::dense_twin)): the
@@ -159,8 +165,8 @@ macro_rules! __builtin_consts {
 /// struct K;
 /// impl Visit for K {
 ///     type Output = usize;
-///     fn visit<X: Instr>(self) -> usize { X::K }
-///     fn visit_sparse<X: SparseInstr>(self) -> Option<usize> { Some(X::K) }
+///     fn visit<X: Instr>(self) -> usize { X::SPEC.k }
+///     fn visit_sparse<X: SparseInstr>(self) -> Option<usize> { Some(X::SPEC.k) }
 /// }
 /// assert_eq!(mfma_core::cdna3::visit("smfmac_f32_16x16x32_f16", K), Some(32));
 /// ```

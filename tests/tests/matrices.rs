@@ -18,6 +18,11 @@ struct Tiles;
 
 impl Visit for Tiles {
     type Output = ();
+    /// SMFMAC's A tile is its compressed M × K/2 values, loaded as any other.
+    fn visit_sparse<X: mfma_core::SparseInstr>(self) -> Option<()> {
+        self.visit::<X>();
+        Some(())
+    }
     fn visit<X: Instr>(self) {
         let s = X::SPEC;
         // A matrix wider than its rows, and a leading dimension larger still.

@@ -14,7 +14,10 @@
 
 use super::numerics::{hex, same};
 use mfma_core::spec::{validate, Builtin, ElemType, Modifiers};
-use mfma_core::{execute, Acc, Element, FragA, FragB, Instr, Visit};
+use mfma_core::{
+    execute, execute_sparse, Acc, Element, FragA, FragB, FragIdx, Instr, Positions, SparseInstr,
+    Visit,
+};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use std::marker::PhantomData;
@@ -76,6 +79,9 @@ impl Visit for CountLegal {
     type Output = Vec<Modifiers>;
     fn visit<X: Instr>(self) -> Vec<Modifiers> {
         legal::<X>().into_iter().map(|(m, _)| m).collect()
+    }
+    fn visit_sparse<X: SparseInstr>(self) -> Option<Vec<Modifiers>> {
+        Some(legal_sparse::<X>().into_iter().map(|(m, _)| m).collect())
     }
 }
 
@@ -253,20 +259,7 @@ impl<F: Fn(&'static Builtin, Modifiers, &Operands) -> Vec<u64>> Visit for AgreeW
             let c =
                 Acc::<X>::from_fn(|b, i, j| X::Out::from_bits_u64(at(&ops.c, x.m, x.n, b, i, j)));
             for (m, exec) in &triples {
-                let d = exec(a, b, c);
-                let want = (self.reference)(x, *m, &ops);
-                for (idx, &want) in want.iter().enumerate() {
-                    let (blk, i, j) = (idx / (x.m * x.n), idx / x.n % x.m, idx % x.n);
-                    let got = d.get(blk, i, j).to_bits_u64();
-                    if !same(x.cd, got, want) {
-                        return Err(TestCaseError::fail(format!(
-                            "{} {m:?}: D[{blk}][{i}][{j}] = {} but the reference gives {}",
-                            x.path(),
-                            hex(x.cd, got),
-                            hex(x.cd, want)
-                        )));
-                    }
-                }
+                compare(*m, &exec(a, b, c), &(self.reference)(x, *m, &ops))?;
             }
             Ok(())
         });
@@ -274,5 +267,149 @@ impl<F: Fn(&'static Builtin, Modifiers, &Operands) -> Vec<u64>> Visit for AgreeW
             panic!("{}: {e}", x.path());
         }
         triples.len()
+    }
+}
+
+/// D against the reference's `[blocks][M][N]` bits (NaN by class).
+fn compare<X: Instr>(m: Modifiers, d: &Acc<X>, want: &[u64]) -> Result<(), TestCaseError> {
+    let x = X::SPEC;
+    for (idx, &want) in want.iter().enumerate() {
+        let (blk, i, j) = (idx / (x.m * x.n), idx / x.n % x.m, idx % x.n);
+        let got = d.get(blk, i, j).to_bits_u64();
+        if !same(x.cd, got, want) {
+            return Err(TestCaseError::fail(format!(
+                "{} {m:?}: D[{blk}][{i}][{j}] = {} but the reference gives {}",
+                x.path(),
+                hex(x.cd, got),
+                hex(x.cd, want)
+            )));
+        }
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// Structured sparsity (SMFMAC).
+
+pub type SparseExec<X> = fn(FragA<X>, FragB<X>, Acc<X>, &FragIdx<X>) -> Acc<X>;
+
+/// `execute_sparse` with these immediates if they are legal for `X`.
+struct Pair<X, const CBSZ: i32, const ABID: i32>(PhantomData<X>);
+
+impl<X: SparseInstr, const CBSZ: i32, const ABID: i32> Pair<X, CBSZ, ABID> {
+    const MODIFIERS: Modifiers = Modifiers::new(CBSZ as i64, ABID as i64, 0);
+    const RUN: Option<(Modifiers, SparseExec<X>)> = if validate(X::SPEC, Self::MODIFIERS).is_ok() {
+        Some((Self::MODIFIERS, execute_sparse::<X, CBSZ, ABID>))
+    } else {
+        None
+    };
+}
+
+/// Every legal cbsz/abid of SMFMAC builtin `X` with its `execute_sparse`
+/// (the grid is wider than any legal value: cbsz ≤ 3, abid < 4).
+pub fn legal_sparse<X: SparseInstr>() -> Vec<(Modifiers, SparseExec<X>)> {
+    let mut out = Vec::new();
+    macro_rules! pairs {
+        ($($cbsz:literal)*; $abids:tt) => { $( pairs!(@abid $cbsz $abids); )* };
+        (@abid $cbsz:literal [$($abid:literal)*]) => {
+            $( if let Some(run) = Pair::<X, $cbsz, $abid>::RUN { out.push(run); } )*
+        };
+    }
+    pairs!(0 1 2 3 4; [0 1 2 3 4 5 6 7]);
+    out
+}
+
+/// The six valid fields of an index: two different positions, ascending.
+pub const FIELDS: [(u8, u8); 6] = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)];
+
+/// SMFMAC operands as bits: the stored values of A `[M][K/2]`, the field
+/// (an index into [`FIELDS`]) of every (set, i, g) `[sets][M][K/4]`, B
+/// `[K][N]`, C `[M][N]`.
+#[derive(Clone, Debug)]
+pub struct SparseOperands {
+    pub a: Vec<u64>,
+    pub fields: Vec<usize>,
+    pub b: Vec<u64>,
+    pub c: Vec<u64>,
+}
+
+impl SparseOperands {
+    /// The logical `M × K` A that set `set` describes (reference CDNA3 1.2:
+    /// the stored values at their positions, +0 elsewhere), row-major.
+    pub fn logical_a(&self, x: &Builtin, set: usize) -> Vec<u64> {
+        let (groups, kc) = (x.k / 4, x.k / 2);
+        let mut a = vec![0; x.m * x.k];
+        for i in 0..x.m {
+            for g in 0..groups {
+                let (p0, p1) = FIELDS[self.fields[(set * x.m + i) * groups + g]];
+                a[i * x.k + 4 * g + p0 as usize] = self.a[i * kc + 2 * g];
+                a[i * x.k + 4 * g + p1 as usize] = self.a[i * kc + 2 * g + 1];
+            }
+        }
+        a
+    }
+}
+
+pub fn sparse_operands(x: &'static Builtin) -> impl Strategy<Value = SparseOperands> {
+    let sets = x.sparse.expect("an SMFMAC").sets;
+    (
+        prop::collection::vec(elem(x.a_type), x.m * x.k / 2),
+        prop::collection::vec(0..FIELDS.len(), sets * x.m * x.k / 4),
+        prop::collection::vec(elem(x.b_type), x.k * x.n),
+        prop::collection::vec(elem(x.cd), x.m * x.n),
+    )
+        .prop_map(|(a, fields, b, c)| SparseOperands { a, fields, b, c })
+}
+
+/// [`AgreeWith`] for SMFMAC: random stored values, index fields (every set
+/// different) and B, C through every legal cbsz/abid, against
+/// `reference(x, logical A of the set read, B, C)`; the number of legal sets.
+pub struct SparseAgreeWith<F> {
+    pub cases: u32,
+    pub reference: F,
+}
+
+impl<F: Fn(&'static Builtin, &[u64], &[u64], &[u64]) -> Vec<u64>> Visit for SparseAgreeWith<F> {
+    type Output = usize;
+
+    fn visit<X: Instr>(self) -> usize {
+        unreachable!("{} is dense", X::SPEC.name)
+    }
+
+    fn visit_sparse<X: SparseInstr>(self) -> Option<usize> {
+        let x = X::SPEC;
+        let pairs = legal_sparse::<X>();
+        let config = Config {
+            cases: self.cases,
+            failure_persistence: None,
+            ..Config::default()
+        };
+        let mut runner = TestRunner::new(config);
+        let (kc, groups) = (x.k / 2, x.k / 4);
+        let result = runner.run(&sparse_operands(x), |ops| {
+            let a = FragA::<X>::from_fn(|_, i, k| X::In::from_bits_u64(ops.a[i * kc + k]));
+            let b = FragB::<X>::from_fn(|_, k, j| X::InB::from_bits_u64(ops.b[k * x.n + j]));
+            let c = Acc::<X>::from_fn(|_, i, j| X::Out::from_bits_u64(ops.c[i * x.n + j]));
+            let idx = FragIdx::<X>::from_fn(|set, i, g| {
+                let (p0, p1) = FIELDS[ops.fields[(set * x.m + i) * groups + g]];
+                Positions::new(p0, p1)
+            });
+            for (m, exec) in &pairs {
+                let d = exec(a, b, c, &idx);
+                let set = x.sparse.unwrap().index_set(*m);
+                // Reference 3.4, restated: abid picks the set when cbsz is 0.
+                assert_eq!(set, if m.cbsz == 0 { m.abid as usize } else { 0 });
+                compare(
+                    *m,
+                    &d,
+                    &(self.reference)(x, &ops.logical_a(x, set), &ops.b, &ops.c),
+                )?;
+            }
+            Ok(())
+        });
+        if let Err(e) = result {
+            panic!("{}: {e}", x.path());
+        }
+        Some(pairs.len())
     }
 }
