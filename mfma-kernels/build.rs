@@ -252,12 +252,16 @@ fn asm_modifiers(b: &Builtin, m: Modifiers) -> String {
 
 /// For each other architecture, builtins a kernel for `here` must not be
 /// able to use, with the message `mfma_core::device::check_target` must
-/// stop the build with: the first (in table order) that `here` lacks but
-/// has a replacement for, and the first that `here` has under the same
-/// name as a different instruction.
+/// stop the build with: one that `here` lacks but has a replacement for,
+/// and one that `here` has under the same name as a different instruction.
+/// Builtins of the catalog's policies come first (porting the example is
+/// where one meets them), then table order.
 fn wrong_arch_examples(here: &'static Arch, target: &str) -> Vec<(&'static Builtin, String)> {
     let mut out = Vec::new();
     for other in ARCHS.iter().filter(|a| a.name != here.name) {
+        let in_catalog = |b: &Builtin| POLICIES.iter().any(|e| e.builtin == Some(b));
+        let mut builtins: Vec<&'static Builtin> = other.builtins.iter().collect();
+        builtins.sort_by_key(|b| !in_catalog(b));
         let head = |b: &Builtin| {
             format!(
                 "{} is a {} instruction; this crate is compiled for {target} ({}), ",
@@ -266,30 +270,24 @@ fn wrong_arch_examples(here: &'static Arch, target: &str) -> Vec<(&'static Built
                 here.title
             )
         };
-        let lacking = other
-            .builtins
-            .iter()
-            .find_map(|b| match b.counterpart(here) {
-                Some(c) if c.name != b.name => {
-                    Some((b, format!("{}which lacks it: use {}", head(b), c.path())))
-                }
-                _ => None,
-            });
-        let renamed = other
-            .builtins
-            .iter()
-            .find_map(|b| match b.counterpart(here) {
-                Some(c) if c.name == b.name => Some((
-                    b,
-                    format!(
-                        "{}whose own {} is {} (its modifier rules and arithmetic differ)",
-                        head(b),
-                        c.name,
-                        c.path()
-                    ),
-                )),
-                _ => None,
-            });
+        let lacking = builtins.iter().find_map(|&b| match b.counterpart(here) {
+            Some(c) if c.name != b.name => {
+                Some((b, format!("{}which lacks it: use {}", head(b), c.path())))
+            }
+            _ => None,
+        });
+        let renamed = builtins.iter().find_map(|&b| match b.counterpart(here) {
+            Some(c) if c.name == b.name => Some((
+                b,
+                format!(
+                    "{}whose own {} is {} (its modifier rules and arithmetic differ)",
+                    head(b),
+                    c.name,
+                    c.path()
+                ),
+            )),
+            _ => None,
+        });
         out.extend(lacking);
         out.extend(renamed);
     }
