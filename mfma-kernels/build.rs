@@ -3,7 +3,8 @@
 //! expectations of `scripts/check-device.sh` restate the tables:
 //!
 //! * one call-site kernel per builtin of the target's architecture (the
-//!   spec's table), a few with nonzero modifiers;
+//!   spec's table; SMFMAC ones take the index operand too), a few with
+//!   nonzero modifiers;
 //! * one tutorial GEMM kernel per MFMA policy of `mfma_gemm::catalog` on
 //!   that architecture, on the policy's GPU tile (`Entry::gpu`);
 //! * behind the `wrong-arch` feature, kernels naming builtins of another
@@ -34,6 +35,9 @@ const NONZERO: &[(&str, &str, Modifiers)] = &[
     ("cdna3", "f32_16x16x4f32", Modifiers::new(0, 0, 5)),
     ("cdna3", "f64_16x16x4f64", Modifiers::NONE.with_neg(0b101)),
     ("cdna3", "f64_4x4x4f64", Modifiers::NONE.with_neg(0b010)),
+    // SMFMAC: abid picks the index set (4 for 16-bit inputs, 2 for 8-bit).
+    ("cdna3", "smfmac_f32_16x16x32_f16", Modifiers::new(0, 3, 0)),
+    ("cdna3", "smfmac_i32_32x32x32_i8", Modifiers::new(2, 1, 0)),
 ];
 
 /// The manifest's columns. `args` lists `name:value_kind:size` in order
@@ -44,6 +48,8 @@ const MANIFEST_HEADER: &str =
     "kind\tkernel\tbuiltin\tmnemonic\tmodifiers\targs\tworkgroup\tgrid\tlds\ttiles";
 
 const SITE_ARGS: &str = "a:global_buffer:8,b:global_buffer:8,c:global_buffer:8,d:global_buffer:8";
+const SPARSE_SITE_ARGS: &str =
+    "a:global_buffer:8,b:global_buffer:8,c:global_buffer:8,idx:global_buffer:8,d:global_buffer:8";
 const GEMM_ARGS: &str = "a:global_buffer:8,b:global_buffer:8,c:global_buffer:8,\
                          m:by_value:8,n:by_value:8,k:by_value:8";
 
@@ -188,9 +194,36 @@ fn site(b: &'static Builtin, kernels: &mut String, manifest: &mut String) {
             .collect();
         write!(mods, ", neg = [{}]", ops.join(", ")).unwrap();
     }
-    writeln!(
-        kernels,
-        "/// `{isa}{mods}`: D = A·B + C on matrices of `mfma!({path})`'s element
+    if b.is_sparse() {
+        writeln!(
+            kernels,
+            "/// `{isa}{mods}`: structured-sparse D = A·B + C on matrices of
+/// `mfma!({path})`'s element types: A's stored values `[row][kc]`, the index
+/// fields `[set][row][group]` (one byte each), B, C and D `[row][col]`.
+///
+/// # Safety
+/// Launch one wave (64 threads); every pointer covers its operand's matrices.
+#[no_mangle]
+pub unsafe extern \"gpu-kernel\" fn {kernel}(
+    a: *const c_void,
+    b: *const c_void,
+    c: *const c_void,
+    idx: *const c_void,
+    d: *mut c_void,
+) {{
+    type X = mfma!({path});
+    let (a, b, c) = unsafe {{ (load::<X, A>(a), load::<X, B>(b), load::<X, C>(c)) }};
+    let idx = unsafe {{ load::<X, Idx>(idx) }};
+    unsafe {{ store::<X>(mfma!({path}(a, b, c, idx{mods})), d) }};
+}}
+",
+            isa = b.isa,
+        )
+        .unwrap();
+    } else {
+        writeln!(
+            kernels,
+            "/// `{isa}{mods}`: D = A·B + C on matrices of `mfma!({path})`'s element
 /// types, stored in `[block][row][col]` order.
 ///
 /// # Safety
@@ -207,12 +240,18 @@ pub unsafe extern \"gpu-kernel\" fn {kernel}(
     unsafe {{ store::<X>(mfma!({path}(a, b, c{mods})), d) }};
 }}
 ",
-        isa = b.isa,
-    )
-    .unwrap();
+            isa = b.isa,
+        )
+        .unwrap();
+    }
+    let args = if b.is_sparse() {
+        SPARSE_SITE_ARGS
+    } else {
+        SITE_ARGS
+    };
     writeln!(
         manifest,
-        "site\t{kernel}\t{path}\t{isa}\t{asm}\t{SITE_ARGS}\t64\t1,1\t0\t-",
+        "site\t{kernel}\t{path}\t{isa}\t{asm}\t{args}\t64\t1,1\t0\t-",
         isa = b.isa,
         asm = asm_modifiers(b, m),
     )
