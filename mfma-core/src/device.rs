@@ -1,5 +1,7 @@
 //! The GPU side (`target_arch = "amdgpu"`): the operand types the LLVM MFMA
-//! intrinsics take, and where the calling lane sits in the dispatch.
+//! intrinsics take, where the calling lane sits in the dispatch, and the two
+//! workgroup primitives a kernel staging tiles needs: the workgroup memory
+//! (LDS) the launcher sizes, and a barrier.
 //!
 //! Fragments on the GPU hold plain arrays of elements; the generated
 //! `Instr::device` functions transmute them to these vectors only at the
@@ -39,6 +41,10 @@ extern "unadjusted" {
     fn workgroup_id_z() -> u32;
     #[link_name = "llvm.trap"]
     fn llvm_trap() -> !;
+    #[link_name = "llvm.amdgcn.s.waitcnt"]
+    fn s_waitcnt(imm: i32);
+    #[link_name = "llvm.amdgcn.s.barrier"]
+    fn s_barrier();
 }
 
 /// The calling lane's index in its wave, `0..64`.
@@ -75,6 +81,60 @@ pub fn workgroup_id() -> (usize, usize, usize) {
             workgroup_id_z() as usize,
         )
     }
+}
+
+/// `s_waitcnt lgkmcnt(0)` on gfx9 (gfx90a, gfx942): the immediate packs
+/// vmcnt in bits 3:0 and 15:14, expcnt in 6:4 and lgkmcnt in 11:8; all but
+/// lgkmcnt are at their maximum, which waits for nothing.
+const WAIT_LGKMCNT_0: i32 = 0xC07F;
+
+/// Waits until every wave of the workgroup has reached this point, with the
+/// calling wave's LDS writes done first: what HIP's `__syncthreads()`
+/// compiles to on gfx90a and gfx942 (`s_waitcnt lgkmcnt(0)` then
+/// `s_barrier`).
+///
+/// `s_barrier` alone is not enough: LDS instructions complete out of
+/// program order with the barrier, so a wave could pass it with its
+/// `ds_write`s still in flight and another wave read stale LDS. The wait
+/// drains them (and scalar loads, which share the counter). The compiler
+/// fences keep the compiler from moving memory accesses across it. Global
+/// memory is not ordered by it, as in HIP.
+///
+/// Every wave of the workgroup must call it the same number of times (a
+/// wave that has ended no longer counts): call it from uniform control flow.
+#[inline(always)]
+pub fn barrier() {
+    use core::sync::atomic::{compiler_fence, Ordering};
+    compiler_fence(Ordering::Release);
+    // SAFETY: waiting on a counter and the barrier have no preconditions;
+    // the immediate is a valid gfx9 encoding.
+    unsafe {
+        s_waitcnt(WAIT_LGKMCNT_0);
+        s_barrier();
+    }
+    compiler_fence(Ordering::Acquire);
+}
+
+/// The start of the workgroup memory (LDS) sized by the launcher, 16-byte
+/// aligned: HIP's dynamic shared memory (`extern __shared__`), whose size
+/// is `sharedMemBytes` of `hipModuleLaunchKernel`.
+///
+/// Every call in a workgroup returns the same address; the memory is
+/// uninitialised at launch and private to the workgroup. Rust 1.99 has no
+/// static LDS declaration, and this memory does not appear in the code
+/// object's `.group_segment_fixed_size`: whoever uses it must say how many
+/// bytes the launcher must pass.
+///
+/// Reads and writes through the pointer are sound only below the size
+/// passed at launch, and only if ordered between the workgroup's waves (see
+/// [`barrier`]).
+#[inline(always)]
+pub fn workgroup_mem() -> *mut u8 {
+    /// The unit the memory is declared in, for its alignment: 16 bytes, so
+    /// that LLVM may use `ds_read_b128`/`ds_write_b128`.
+    #[repr(C, align(16))]
+    struct Align16([u8; 16]);
+    core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<Align16>().cast()
 }
 
 /// The `-C target-cpu` this crate is compiled for (`gfx942`), empty if none.

@@ -471,6 +471,7 @@ impl<X: Instr, O: Operand> Fragment<X, O> {
 }
 
 /// The 1-block accessors' compile-time check.
+#[cfg(not(target_arch = "amdgpu"))]
 const fn one_block<X: Instr>() {
     if X::SPEC.blocks != 1 {
         let m = mfma_spec::Message::new()

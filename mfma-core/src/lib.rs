@@ -19,12 +19,21 @@
 //! ```
 #![no_std]
 #![warn(missing_docs)]
-// The device path calls LLVM's MFMA intrinsics directly; these features exist
-// only on nightly (or stable with RUSTC_BOOTSTRAP), so the host build never
-// enables them.
+// The device path calls LLVM's MFMA intrinsics directly and declares
+// launch-sized workgroup memory; these features exist only on nightly (or
+// stable with RUSTC_BOOTSTRAP), so the host build never enables them.
 #![cfg_attr(
     target_arch = "amdgpu",
-    feature(link_llvm_intrinsics, abi_unadjusted, repr_simd, simd_ffi, f16),
+    feature(
+        link_llvm_intrinsics,
+        abi_unadjusted,
+        repr_simd,
+        simd_ffi,
+        f16,
+        core_intrinsics,
+        gpu_intrinsics,
+        gpu_launch_sized_workgroup_mem
+    ),
     allow(internal_features)
 )]
 

@@ -634,7 +634,8 @@ pub fn execute_sparse_chain_into_prechecked<X: SparseInstr, const CBSZ: i32, con
     }
 }
 
-/// The index set the instruction reads.
+/// The index set the instruction reads (the software path's question).
+#[cfg(not(target_arch = "amdgpu"))]
 const fn index_set<X: SparseInstr, const CBSZ: i32, const ABID: i32>() -> usize {
     match X::SPEC.sparse {
         Some(s) => s.index_set(mfma_spec::Modifiers::new(CBSZ as i64, ABID as i64, 0)),

@@ -208,6 +208,11 @@ pub struct Entry {
     pub workers: usize,
     /// The builtin of an MFMA policy (`None` for the scalar one).
     pub builtin: Option<&'static Builtin>,
+    /// The tile policy of the policy's GPU kernel (`None`: no GPU kernel).
+    /// The host's `block` is tuned for the host's caches; on the GPU the
+    /// strips are staged in LDS, whose size limits how many workgroups a
+    /// compute unit holds.
+    pub gpu: Option<GpuTiles>,
     /// Checked run at a configuration.
     pub run: fn(&Config) -> Outcome,
     /// Timing only: the best kernel time over `cfg.reps` runs, in seconds,
@@ -226,17 +231,81 @@ const fn entry<T: TilePolicy, P: ComputePolicy>(name: &'static str) -> Entry {
         k_tile: T::K_TILE_SIZE,
         workers: workers_per_block::<T, P>(),
         builtin: None,
+        gpu: None,
         run: check::<T, P>,
         time: time::<T, P>,
         prepare: prepare::<T, P>,
     }
 }
 
-/// An MFMA policy, named after its builtin.
+/// An MFMA policy, named after its builtin, with the GPU tile
+/// [`GpuTiles::for_builtin`] chooses.
 const fn mfma<T: TilePolicy, X: Instr>() -> Entry {
     Entry {
         builtin: Some(X::SPEC),
+        gpu: Some(GpuTiles::for_builtin(X::SPEC)),
         ..entry::<T, MfmaPolicy<X>>(X::SPEC.name)
+    }
+}
+
+/// The tile policy of an MFMA policy's GPU kernel:
+/// [`StagedTiles`](crate::StagedTiles)`<BM, BN, KT, NB>` with these
+/// parameters, staging each K strip through LDS.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GpuTiles {
+    /// Block tile (rows, columns).
+    pub block: (usize, usize),
+    /// K strip.
+    pub k_tile: usize,
+    /// 1: single buffering, 2: double buffering.
+    pub buffers: usize,
+}
+
+impl GpuTiles {
+    /// The GPU tile for builtin `b`: 2 × 2 waves (256 threads, the
+    /// tutorial's MFMA launch), each computing one instruction's output;
+    /// K strips of 32 bytes per row, and at least two K steps; double
+    /// buffered.
+    ///
+    /// That stages 8 KiB of LDS per workgroup for the one-block 32×32
+    /// builtins (12 KiB for the two-block ones), so LDS leaves room for 8
+    /// workgroups per compute unit, and a thread's share of a strip is 4 to
+    /// 8 elements, which keeps the kernels well inside the 128 VGPRs LLVM
+    /// allows a kernel that may be launched with 1024 threads (Rust cannot
+    /// declare a smaller maximum). Registers then allow 5 to 8 waves per
+    /// SIMD; the device check prints and verifies the figure (at least 2).
+    ///
+    /// ```
+    /// use mfma_gemm::catalog::GpuTiles;
+    /// let f32 = GpuTiles::for_builtin(mfma_core::spec::find("f32_32x32x2f32").unwrap());
+    /// assert_eq!(f32, GpuTiles { block: (64, 64), k_tile: 8, buffers: 2 });
+    /// let i8 = GpuTiles::for_builtin(mfma_core::spec::find("i32_32x32x8i8").unwrap());
+    /// assert_eq!((i8.k_tile, i8.lds_bytes(1)), (32, 8192));
+    /// let f64 = GpuTiles::for_builtin(mfma_core::spec::find("f64_16x16x4f64").unwrap());
+    /// assert_eq!((f64.block, f64.k_tile), ((32, 32), 8)); // two steps of 4
+    /// ```
+    pub const fn for_builtin(b: &Builtin) -> GpuTiles {
+        let per_row = 32 * 8 / b.a_type.bits() as usize;
+        let k_tile = if per_row > 2 * b.k { per_row } else { 2 * b.k };
+        GpuTiles {
+            block: (2 * b.m * b.blocks, 2 * b.n),
+            k_tile: k_tile.next_multiple_of(b.k),
+            buffers: 2,
+        }
+    }
+
+    /// Workgroup memory (LDS) the kernel stages its strips in, for elements
+    /// of `elem_bytes` bytes: what the launch must pass as dynamic LDS.
+    pub const fn lds_bytes(&self, elem_bytes: usize) -> usize {
+        let (bm, bn) = self.block;
+        crate::staged_bytes(bm, bn, self.k_tile, self.buffers, elem_bytes)
+    }
+
+    /// Threads of one workgroup of an [`MfmaPolicy`] over `b`: one wave per
+    /// instruction tile of the block.
+    pub const fn threads(&self, b: &Builtin) -> usize {
+        let (bm, bn) = self.block;
+        (bm / (b.m * b.blocks)) * (bn / b.n) * mfma_core::spec::WAVE
     }
 }
 

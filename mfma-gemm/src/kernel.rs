@@ -2,7 +2,7 @@
 
 use crate::compute::ComputePolicy;
 use crate::problem::Problem;
-use crate::tile::{TilePolicy, TileStorage};
+use crate::tile::{Crew, TilePolicy, TileStorage};
 
 /// Workers (waves for MFMA policies, threads for the scalar one) in one
 /// workgroup: the block tile divided into thread tiles.
@@ -40,7 +40,7 @@ pub const fn grid<T: TilePolicy>(m: usize, n: usize) -> (usize, usize) {
 /// is not a multiple of `K_STEP` is zero padded up to the next step.
 ///
 /// The same source runs on the host (a "wave" is then the whole wave, see
-/// [`mfma_core::Fragment`]) and on gfx90a, where every lane of the wave
+/// [`mfma_core::Fragment`]) and on the GPU, where every lane of the wave
 /// calls it with the same arguments. A `wave_id` past
 /// [`workers_per_block`] writes nothing.
 ///
@@ -48,6 +48,14 @@ pub const fn grid<T: TilePolicy>(m: usize, n: usize) -> (usize, usize) {
 /// Calls that run concurrently on the same `problem` must have distinct
 /// `(block_x, block_y, wave_id)`: each call writes its thread tile of C
 /// through the problem's shared pointer.
+///
+/// On the GPU, with a tile policy that stages through LDS
+/// ([`StagedTiles`](crate::StagedTiles)), the workgroup is the crew that
+/// fills it: it must be one-dimensional with exactly
+/// [`threads_per_block`] threads, all calling this with the same problem
+/// and block (they meet at barriers), and the launch must pass the policy's
+/// [`workgroup_mem_bytes`](crate::StagedTiles::workgroup_mem_bytes) of
+/// dynamic LDS.
 ///
 /// ```
 /// use mfma_gemm::{gemm_wave, workers_per_block, GlobalTiles, MfmaCdna2F64Policy, Problem};
@@ -83,6 +91,7 @@ pub unsafe fn gemm_wave<T: TilePolicy, P: ComputePolicy>(
     let mut tiles = T::prologue(
         problem.a().sub(row0, 0, T::BLOCK_TILE_M, k),
         problem.b_t().sub(col0, 0, T::BLOCK_TILE_N, k),
+        crew::<T, P>(wave_id),
     );
     let mut acc = P::zero();
     for t in 0..T::k_tiles(k) {
@@ -98,6 +107,31 @@ pub unsafe fn gemm_wave<T: TilePolicy, P: ComputePolicy>(
     let mut c =
         unsafe { problem.out_tile(row0 + row, col0 + col, P::THREAD_TILE_M, P::THREAD_TILE_N) };
     P::store_c(&acc, &mut c);
+}
+
+/// Who fills worker `worker`'s tile storage. On the GPU, the workgroup's
+/// threads: workers one after the other, each `EFFECTIVE_LANES` lanes wide
+/// (a whole wave for MFMA policies). On the host a call of [`gemm_wave`] is
+/// one worker with storage of its own.
+#[inline(always)]
+#[cfg_attr(
+    not(target_arch = "amdgpu"),
+    allow(clippy::extra_unused_type_parameters) // used on the GPU only
+)]
+fn crew<T: TilePolicy, P: ComputePolicy>(worker: usize) -> Crew {
+    #[cfg(target_arch = "amdgpu")]
+    {
+        let lane = mfma_core::device::lane_id() % P::EFFECTIVE_LANES;
+        Crew {
+            member: worker * P::EFFECTIVE_LANES + lane,
+            size: threads_per_block::<T, P>(),
+        }
+    }
+    #[cfg(not(target_arch = "amdgpu"))]
+    {
+        let _ = worker;
+        Crew::ALONE
+    }
 }
 
 /// The tutorial's `thread_tile_offset`: workers tile the block row-major.
@@ -208,6 +242,7 @@ pub unsafe fn gemm_workgroup<T: TilePolicy, P: ComputePolicy>(
     let mut tiles = T::prologue(
         problem.a().sub(row0, 0, T::BLOCK_TILE_M, k),
         problem.b_t().sub(col0, 0, T::BLOCK_TILE_N, k),
+        Crew::ALONE,
     );
     assert!(
         core::ptr::eq(scratch.problem, core::ptr::from_ref(problem).cast()),

@@ -1,6 +1,6 @@
 //! The seed's tiled matrix-multiply tutorial, ported to MFMA fragments: one
 //! kernel source that runs on the CPU through the bit-exact software path
-//! and compiles for gfx90a.
+//! and compiles for the GPU (gfx90a, gfx942).
 //!
 //! The tutorial splits a GEMM kernel into a [`TilePolicy`] (block tile,
 //! K strips, staging hooks) and a [`ComputePolicy`] (what a worker loads,
@@ -21,9 +21,11 @@
 //! a test pins that this gives the bits of [`gemm_wave`] run wave by wave.)
 //!
 //! Tiles are [`Tile`] views with zero-padded reads: [`GlobalTiles`] reads
-//! global memory in place (portable; Rust cannot declare LDS portably), the
-//! host-only `StagedTiles` copies strips into buffers as the tutorial does
-//! into LDS.
+//! global memory in place, [`StagedTiles`] copies each K strip into one or
+//! two buffers as the tutorial does: on the GPU into LDS shared by the
+//! workgroup (launch-sized: the launcher passes
+//! [`StagedTiles::workgroup_mem_bytes`]), with barriers; on the host into
+//! buffers of the worker.
 //!
 //! ```
 //! use mfma_gemm::{gemm, GlobalTiles, MfmaCdna2F64Policy};
@@ -45,9 +47,12 @@ extern crate std;
 
 mod compute;
 mod kernel;
+#[cfg(target_arch = "amdgpu")]
+mod lds;
 mod mfma;
 mod problem;
 mod scalar;
+mod staged;
 mod tile;
 mod view;
 
@@ -59,8 +64,6 @@ mod launch;
 pub mod random;
 #[cfg(not(target_arch = "amdgpu"))]
 pub mod reference;
-#[cfg(not(target_arch = "amdgpu"))]
-mod staged;
 
 pub use compute::ComputePolicy;
 pub use kernel::{gemm_wave, grid, threads_per_block, workers_per_block};
@@ -69,7 +72,8 @@ pub use mfma::MfmaStaging;
 pub use mfma::{MfmaCdna2F64Policy, MfmaPolicy};
 pub use problem::Problem;
 pub use scalar::ScalarFmaPolicy;
-pub use tile::{GlobalStrips, GlobalTiles, TilePolicy, TileStorage};
+pub use staged::{staged_bytes, StagedTiles};
+pub use tile::{Crew, GlobalStrips, GlobalTiles, TilePolicy, TileStorage};
 pub use view::{OutTile, Tile};
 
 #[cfg(not(target_arch = "amdgpu"))]
@@ -77,7 +81,7 @@ pub use kernel::{gemm_workgroup, HostScratch, TileKey};
 #[cfg(not(target_arch = "amdgpu"))]
 pub use launch::{available_threads, gemm};
 #[cfg(not(target_arch = "amdgpu"))]
-pub use staged::{StagedBuffers, StagedTiles};
+pub use staged::StagedBuffers;
 
 /// The crate README's example, compiled and run as a doctest.
 #[cfg(doctest)]

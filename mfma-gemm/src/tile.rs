@@ -3,12 +3,13 @@
 //!
 //! In the HIP tutorial a tile policy stages a `block_tile_m × k_tile_size`
 //! strip of A and a transposed strip of B into LDS (`SharedStorage`), zero
-//! padded at the matrix edges, with barriers around each use. Rust has no
-//! portable way to declare LDS, so here a tile is a [`Tile`] *view*: it can
-//! point straight into global memory, where its bounds check does the zero
-//! padding ([`GlobalTiles`], the same on the host and the GPU), or into a
-//! buffer the policy fills (`StagedTiles`, host only). Compute policies see
-//! only the view, so they cannot tell the two apart.
+//! padded at the matrix edges, with barriers around each use. Here a tile is
+//! a [`Tile`] *view*, and a policy decides what it points into:
+//! [`GlobalTiles`] reads global memory in place (its bounds checks do the
+//! zero padding), and `StagedTiles` copies each strip into one or two
+//! buffers as the tutorial does: on the GPU into LDS shared by the
+//! workgroup, with barriers; on the host into buffers of the worker.
+//! Compute policies see only the view, so they cannot tell them apart.
 
 use crate::view::Tile;
 use mfma_core::Element;
@@ -34,8 +35,16 @@ pub trait TilePolicy {
 
     /// The tutorial's `prologue`: sets up the storage for one workgroup, given
     /// its strip of A (`BLOCK_TILE_M × k`) and of B transposed
-    /// (`BLOCK_TILE_N × k`), both already clipped to the matrices.
-    fn prologue<'a, E: Element>(a: Tile<'a, E>, b_t: Tile<'a, E>) -> Self::Storage<'a, E>;
+    /// (`BLOCK_TILE_N × k`), both already clipped to the matrices. `crew`
+    /// says who shares the storage and fills it together: on the GPU the
+    /// workgroup's threads, each calling `prologue` and every hook with the
+    /// same arguments; on the host one worker or one workgroup run by one
+    /// thread ([`Crew::ALONE`]).
+    fn prologue<'a, E: Element>(
+        a: Tile<'a, E>,
+        b_t: Tile<'a, E>,
+        crew: Crew,
+    ) -> Self::Storage<'a, E>;
 
     /// Number of K tiles covering `k`.
     #[inline]
@@ -44,13 +53,31 @@ pub trait TilePolicy {
     }
 }
 
+/// The threads that fill one tile storage together, and which of them the
+/// caller is: staging splits the copying between them. A GPU kernel's crew
+/// is its workgroup; the host's is a single thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Crew {
+    /// The caller's index, `0..size`.
+    pub member: usize,
+    /// Threads in the crew.
+    pub size: usize,
+}
+
+impl Crew {
+    /// A crew of one: the caller stages everything itself.
+    pub const ALONE: Crew = Crew { member: 0, size: 1 };
+}
+
 /// The per-K-tile hooks of a [`TilePolicy`]'s storage.
 pub trait TileStorage<E: Element> {
     /// Starts loading what K tile `t` (or, double buffered, `t + 1`) needs.
     fn prefetch(&mut self, t: usize);
-    /// Waits until K tile `t` is readable (a barrier on the GPU).
+    /// Waits until K tile `t` is readable (a barrier on the GPU where the
+    /// workgroup shares the storage).
     fn acquire(&mut self, t: usize);
-    /// Declares K tile `t` consumed (a barrier on the GPU).
+    /// Declares K tile `t` consumed (a barrier on the GPU where the
+    /// workgroup shares the storage).
     fn release(&mut self, t: usize);
     /// A's `BLOCK_TILE_M × K_TILE_SIZE` tile `t`, zero past the matrix edges.
     fn tile_a(&self, t: usize) -> Tile<'_, E>;
@@ -59,18 +86,18 @@ pub trait TileStorage<E: Element> {
 }
 
 /// Tiles read in place from global memory: no staging, no barriers, and the
-/// views' bounds checks pad with zeros. Portable: this is the tile policy
-/// that runs on the GPU.
+/// views' bounds checks pad with zeros; the same on the host and the GPU,
+/// where it needs no LDS (`StagedTiles` is the tutorial's staging).
 ///
 /// `GlobalTiles<32, 32, 4>` is the tutorial's FP64 MFMA configuration.
 ///
 /// ```
-/// use mfma_gemm::{GlobalTiles, Tile, TilePolicy, TileStorage};
+/// use mfma_gemm::{Crew, GlobalTiles, Tile, TilePolicy, TileStorage};
 /// type T = GlobalTiles<2, 2, 4>;
 /// let data: Vec<f32> = (0..15).map(|x| x as f32).collect();
 /// let a = Tile::row_major(&data, 3, 5); // A: 3 × 5
 /// // The workgroup at block row 1 owns rows 2..4 of A, clipped to row 2.
-/// let s = T::prologue(a.sub(2, 0, 2, 5), a.transposed());
+/// let s = T::prologue(a.sub(2, 0, 2, 5), a.transposed(), Crew::ALONE);
 /// assert_eq!(T::k_tiles(5), 2);
 /// let t1 = s.tile_a(1); // K columns 4..8
 /// assert_eq!(t1.get(0, 0), 14.0); // A[2][4]
@@ -86,6 +113,13 @@ pub struct GlobalStrips<'a, E, const BM: usize, const BN: usize, const KT: usize
     b_t: Tile<'a, E>,
 }
 
+impl<const BM: usize, const BN: usize, const KT: usize> GlobalTiles<BM, BN, KT> {
+    /// Workgroup memory (LDS) a GPU launch must pass: none, nothing is staged.
+    pub const fn workgroup_mem_bytes<E>() -> usize {
+        0
+    }
+}
+
 impl<const BM: usize, const BN: usize, const KT: usize> TilePolicy for GlobalTiles<BM, BN, KT> {
     const NUM_BUFFERS: usize = 1;
     const BLOCK_TILE_M: usize = BM;
@@ -95,7 +129,11 @@ impl<const BM: usize, const BN: usize, const KT: usize> TilePolicy for GlobalTil
     type Storage<'a, E: Element> = GlobalStrips<'a, E, BM, BN, KT>;
 
     #[inline]
-    fn prologue<'a, E: Element>(a: Tile<'a, E>, b_t: Tile<'a, E>) -> Self::Storage<'a, E> {
+    fn prologue<'a, E: Element>(
+        a: Tile<'a, E>,
+        b_t: Tile<'a, E>,
+        _crew: Crew,
+    ) -> Self::Storage<'a, E> {
         GlobalStrips { a, b_t }
     }
 }

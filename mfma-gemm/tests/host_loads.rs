@@ -45,9 +45,10 @@ impl Visit for LoadsAgree {
 
 #[test]
 fn host_window_loads_equal_the_gpu_from_fn_loads() {
-    // Every builtin a GEMM of one input type can use: all but the mixed fp8/bf8.
+    // Every builtin a GEMM of one input type can use: all but the mixed
+    // fp8/bf8, and the SMFMAC ones (a sparse A; `visit` does not give them).
     for b in mfma_core::spec::ARCHS.iter().flat_map(|a| a.builtins) {
-        if b.a_type == b.b_type {
+        if b.a_type == b.b_type && !b.is_sparse() {
             let name = b.path().to_string();
             mfma_core::visit(&name, LoadsAgree).expect("a builtin of the table");
         }
