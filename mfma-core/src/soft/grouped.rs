@@ -408,8 +408,10 @@ fn grouped_chain_body<X: Instr, const L: u8>(
                 (16, 2, 2) => plain_block::<X, L, 2, 16, 2, 16, 1, 16>(a, b, steps, c, blk),
                 (16, 8, 2) => plain_block::<X, L, 2, 16, 8, 16, 1, 16>(a, b, steps, c, blk),
                 (4, 2, 2) => plain_block::<X, L, 2, 4, 2, 4, 1, 4>(a, b, steps, c, blk),
-                (32, 4, 4) => plain_block::<X, L, 4, 32, 4, 16, 2, 8>(a, b, steps, c, blk),
-                (32, 8, 4) => plain_block::<X, L, 4, 32, 8, 16, 2, 8>(a, b, steps, c, blk),
+                // 4 rows, not 8: 16 accumulators, 8 registers of B and 4
+                // factors spilled to the stack.
+                (32, 4, 4) => plain_block::<X, L, 4, 32, 4, 16, 2, 4>(a, b, steps, c, blk),
+                (32, 8, 4) => plain_block::<X, L, 4, 32, 8, 16, 2, 4>(a, b, steps, c, blk),
                 (16, 4, 4) => plain_block::<X, L, 4, 16, 4, 16, 1, 16>(a, b, steps, c, blk),
                 (16, 16, 4) => plain_block::<X, L, 4, 16, 16, 16, 1, 16>(a, b, steps, c, blk),
                 (4, 4, 4) => plain_block::<X, L, 4, 4, 4, 4, 1, 4>(a, b, steps, c, blk),
