@@ -331,7 +331,11 @@ pub mod fused {
                 return f32::NAN;
             }
             if pos_inf || neg_inf {
-                return if pos_inf { f32::INFINITY } else { f32::NEG_INFINITY };
+                return if pos_inf {
+                    f32::INFINITY
+                } else {
+                    f32::NEG_INFINITY
+                };
             }
         }
         // Step 2 (4.3: per parity, then floored to the larger e_dot and added).
@@ -356,7 +360,11 @@ pub mod fused {
             sum(&|_| true)
         };
         // Steps 3–5.
-        let e_c = if c64 == 0.0 { -126 } else { exponent(c64).max(-126) };
+        let e_c = if c64 == 0.0 {
+            -126
+        } else {
+            exponent(c64).max(-126)
+        };
         let big_e = total.map_or(e_c, |(_, e)| e.max(e_c));
         let c64 = if split && e_c < big_e - 25 { 0.0 } else { c64 };
         let s = total.map_or(0.0, |(s, _)| floor_to(s, big_e - 32));
