@@ -162,12 +162,14 @@ pub fn prepare<T: TilePolicy, P: ComputePolicy>(cfg: &Config) -> Box<dyn FnMut()
     Box::new(move || gemm::<T, P>(cfg.m, cfg.n, cfg.k, &a, &b, &mut c, cfg.threads))
 }
 
+/// A GEMM ready to run, returning its [`Profile`](crate::Profile) and a
+/// hash of its output (see [`prepare_profiled`]).
+pub type ProfiledRun = Box<dyn FnMut() -> (crate::Profile, u64)>;
+
 /// [`prepare`], each call of the closure a [`gemm_profiled`](crate::gemm_profiled)
 /// run that returns where its time went, and a hash of the output's bits
 /// (to compare runs on different thread counts without a reference).
-pub fn prepare_profiled<T: TilePolicy, P: ComputePolicy>(
-    cfg: &Config,
-) -> Box<dyn FnMut() -> (crate::Profile, u64)> {
+pub fn prepare_profiled<T: TilePolicy, P: ComputePolicy>(cfg: &Config) -> ProfiledRun {
     let cfg = *cfg;
     let a = crate::random::matrix::<P::Elem>(cfg.m * cfg.k, cfg.seed);
     let b = crate::random::matrix::<P::Elem>(cfg.k * cfg.n, cfg.seed.wrapping_add(1));
@@ -238,7 +240,7 @@ pub struct Entry {
     pub prepare: fn(&Config) -> Box<dyn FnMut()>,
     /// As `prepare`, each run timed phase by phase (to see what limits
     /// scaling with threads).
-    pub prepare_profiled: fn(&Config) -> Box<dyn FnMut() -> (crate::Profile, u64)>,
+    pub prepare_profiled: fn(&Config) -> ProfiledRun,
 }
 
 const fn entry<T: TilePolicy, P: ComputePolicy>(name: &'static str) -> Entry {

@@ -196,7 +196,7 @@ multiversion! {
 }
 
 /// Biased f32 exponents of the widened inputs for which the plain
-/// arithmetic is exact (see [`plain_is_exact`]): nonzero magnitudes in
+/// arithmetic is exact (see [`plain_rows`]): nonzero magnitudes in
 /// `[2^-51, 2^63)`, so every nonzero product lies in `[2^-102, 2^126)`.
 const INPUT_EXP: core::ops::Range<u32> = (127 - 51)..(127 + 63);
 /// Biased exponents of accumulators likewise: `|C| >= 2^-103`, finite.
