@@ -150,6 +150,21 @@ pub(crate) const AVX2: u8 = 1;
 /// See [`PORTABLE`].
 pub(crate) const AVX512: u8 = 2;
 
+// Why a macro of our own and not the `multiversion` or `pulp` crates:
+// `multiversion` picks a clone by CPU detection only, with no way to run a
+// lower clone on a CPU that has a higher one, which `MFMA_KERNELS`,
+// `with_kernels` and the every-copy tests need (and generic functions get
+// its direct dispatch, a detection per call, anyway). `pulp` would let the
+// f32/f16 kernels be written once over its width-generic `Simd` trait, but
+// the i8 kernels need `vpmaddwd`/`vpdpwssd` and in-lane unpacks, the f16
+// widening needs `vcvtph2ps`, which its generic trait does not offer (we
+// would write them against its per-level intrinsics wrappers, as now), the
+// bit-exact portable copy must stay plain Rust for Miri, and it would add
+// some 30,000 lines of dependencies (bytemuck, num-complex, reborrow, a
+// proc macro) to a crate that depends on `half` alone. This macro is 40
+// lines; the per-copy code it leaves is the intrinsics, which no crate
+// removes.
+
 /// Defines `fn $name<..>(..)` running `$body::<..>(..)` (an
 /// `#[inline(always)]` function) from the copy compiled for the best
 /// features the thread may use ([`Kernels::active`]): AVX-512, AVX2+FMA,
