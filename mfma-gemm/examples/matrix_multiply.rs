@@ -10,11 +10,19 @@
 //! Exits with status 1 if any output differs.
 //!
 //! `--compare` (size 1024 unless given) times every MFMA policy on one
-//! thread and on every core next to the `matrixmultiply` crate's
-//! sgemm/dgemm on the same number of threads, the four runs alternating
-//! (best of 15 each), and ends with one line per input type:
-//! `ratio dtype=… emulated_gflops=… baseline_gflops=… ratio=…` (all cores;
-//! f16, bf16 and i8 are measured against sgemm, i8 in ops/s).
+//! thread and on every core (or `--threads N`) next to the `matrixmultiply`
+//! crate's sgemm/dgemm on the same number of threads, the four runs
+//! alternating (best of 15 each), and ends with two lines per input type:
+//! `ratio dtype=… threads=1 emulated_gflops=… baseline_gflops=… ratio=…`
+//! and the same with `threads=all` (`threads=N` under `--threads N`); f16,
+//! bf16, fp8 and i8 are measured against sgemm, i8 in ops/s. A dtype is
+//! the builtin's input type, with `_1k` for CDNA2's bf16_1k family and
+//! `_cdna3` for CDNA3's builtins.
+//!
+//! `--sweep 1,2,4,8,16` (size 2048 unless given) times every MFMA policy
+//! and its baseline at each thread count, alternating, checks that every
+//! count gives the bits of the first, and prints where each thread's time
+//! went (spawn, packing, chains, stores, waiting for the last thread).
 
 use clap::Parser;
 use mfma_gemm::catalog::{self, Config, Entry, Outcome};
@@ -56,6 +64,14 @@ struct Args {
     /// thread and on all cores (see the module docs).
     #[arg(long)]
     compare: bool,
+    /// Time each MFMA policy and its baseline at each of these thread
+    /// counts, with a breakdown of each thread's time (see the module docs).
+    #[arg(long, value_delimiter = ',')]
+    sweep: Vec<usize>,
+    /// With --compare or --sweep: stop a policy's timed runs once they have
+    /// taken this many seconds (at least one of each is run).
+    #[arg(long, default_value_t = 60.0)]
+    budget: f64,
 }
 
 fn parse_size(s: &str) -> Result<(usize, usize, usize), String> {
@@ -147,7 +163,9 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let size = args.size.unwrap_or(if args.compare {
+    let size = args.size.unwrap_or(if !args.sweep.is_empty() {
+        (2048, 2048, 2048)
+    } else if args.compare {
         (1024, 1024, 1024)
     } else {
         (512, 512, 512)
@@ -159,10 +177,29 @@ fn main() -> ExitCode {
         seed: args.seed,
         threads: args.threads.unwrap_or_else(mfma_gemm::available_threads),
         warmup: args.warmup,
-        reps: args.reps.unwrap_or(if args.compare { 15 } else { 3 }),
+        reps: args.reps.unwrap_or(if !args.sweep.is_empty() {
+            5
+        } else if args.compare {
+            15
+        } else {
+            3
+        }),
     };
+    let kernels = mfma_core::soft::Kernels::active();
+    println!(
+        "kernels: {} (this CPU: {}; MFMA_KERNELS caps them)",
+        kernels.name(),
+        mfma_core::soft::Kernels::detected().name()
+    );
+    if !args.sweep.is_empty() {
+        return compare::sweep(&entries, &cfg, &args.sweep, args.budget);
+    }
     if args.compare {
-        return compare::run(&entries, &cfg);
+        let label = match args.threads {
+            Some(n) if n != mfma_gemm::available_threads() => n.to_string(),
+            _ => "all".to_string(),
+        };
+        return compare::run(&entries, &cfg, &label, args.budget);
     }
     let mut runs: Vec<(&Entry, Config)> = entries.iter().map(|&e| (e, cfg)).collect();
     // The seed's demo: A times the identity must be A.
@@ -215,6 +252,64 @@ fn main() -> ExitCode {
 #[path = "../benches/support/baseline.rs"]
 mod baseline;
 
+/// The register-only fma loops of `--sweep`'s machine probe.
+mod probe {
+    /// Independent accumulators: enough to cover the fma latency.
+    pub const CHAINS: usize = 16;
+
+    /// `iters` rounds of `CHAINS` fmas on `lanes` (8 or 16) f32 lanes.
+    pub fn spin(lanes: usize, iters: usize) -> f32 {
+        #[cfg(target_arch = "x86_64")]
+        {
+            // SAFETY: the caller picked `lanes` from the kernels the CPU runs.
+            if lanes == 16 {
+                return unsafe { spin512(iters) };
+            }
+            // SAFETY: as above.
+            unsafe { spin256(iters) }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = (lanes, iters);
+            0.0
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn spin512(iters: usize) -> f32 {
+        use core::arch::x86_64::*;
+        let (x, y) = (_mm512_set1_ps(0.999), _mm512_set1_ps(1e-7));
+        let mut acc = [_mm512_set1_ps(1.0); CHAINS];
+        for _ in 0..iters {
+            for a in &mut acc {
+                *a = _mm512_fmadd_ps(*a, x, y);
+            }
+        }
+        acc.iter().map(|&a| _mm512_reduce_add_ps(a)).sum()
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn spin256(iters: usize) -> f32 {
+        use core::arch::x86_64::*;
+        let (x, y) = (_mm256_set1_ps(0.999), _mm256_set1_ps(1e-7));
+        let mut acc = [_mm256_set1_ps(1.0); CHAINS];
+        for _ in 0..iters {
+            for a in &mut acc {
+                *a = _mm256_fmadd_ps(*a, x, y);
+            }
+        }
+        let mut out = [0.0f32; 8];
+        let sum = acc
+            .iter()
+            .fold(_mm256_setzero_ps(), |s, &a| _mm256_add_ps(s, a));
+        // SAFETY: `out` holds 8 f32.
+        unsafe { _mm256_storeu_ps(out.as_mut_ptr(), sum) };
+        out.iter().sum()
+    }
+}
+
 /// The `--compare` mode: MFMA policies next to matrixmultiply.
 mod compare {
     use crate::baseline::Gemm;
@@ -230,11 +325,20 @@ mod compare {
         Dgemm,
     }
 
-    /// The type label of an MFMA builtin: its input type, `_1k` kept apart
-    /// (the bf16 builtins with and without it are different families).
+    /// The type label of an MFMA builtin: its input type; on the first
+    /// architecture of the spec (CDNA2) `_1k` kept apart (its bf16 builtins
+    /// with and without it are different families), on the others the
+    /// architecture's name instead (`bf16_cdna3`: all its bf16 are `_1k`).
     fn dtype(e: &Entry) -> Option<String> {
         let x = e.builtin?;
-        let suffix = if x.name.ends_with("_1k") { "_1k" } else { "" };
+        let base = mfma_core::spec::ARCHS.first().map(|a| a.name);
+        let suffix = if Some(x.arch) != base {
+            format!("_{}", x.arch)
+        } else if x.name.ends_with("_1k") {
+            "_1k".to_string()
+        } else {
+            String::new()
+        };
         Some(format!("{}{suffix}", x.a_type.name()))
     }
 
@@ -278,30 +382,184 @@ mod compare {
     /// four runs alternate, so that on a shared machine all of them see the
     /// same spells of contention and the ratios of the bests (including the
     /// scaling) compare like with like.
-    fn paired(e: &Entry, base: Base, cfg: &Config) -> [[f64; 2]; 2] {
+    fn paired(e: &Entry, base: Base, cfg: &Config, budget: f64) -> [[f64; 2]; 2] {
         let one = Config { threads: 1, ..*cfg };
         let mut runs: [[Box<dyn FnMut()>; 2]; 2] =
             [one, *cfg].map(|c| [(e.prepare)(&c), baseline(base, &c)]);
-        let time = |f: &mut Box<dyn FnMut()>| {
-            let start = Instant::now();
-            f();
-            start.elapsed().as_secs_f64()
-        };
         for _ in 0..cfg.warmup {
             runs.iter_mut().flatten().for_each(|f| f());
         }
         let mut best = [[f64::INFINITY; 2]; 2];
+        let start = Instant::now();
         for _ in 0..cfg.reps.max(1) {
             for (best, runs) in best.iter_mut().zip(&mut runs) {
                 for (best, f) in best.iter_mut().zip(runs) {
                     *best = best.min(time(f));
                 }
             }
+            if start.elapsed().as_secs_f64() > budget {
+                break;
+            }
         }
-        best.map(|b| b.map(|t| 2.0 * (cfg.m * cfg.n * cfg.k) as f64 / t / 1e9))
+        best.map(|b| b.map(|t| gflops(cfg, t)))
     }
 
-    pub fn run(entries: &[&'static Entry], cfg: &Config) -> ExitCode {
+    /// Seconds of one call.
+    fn time(f: &mut Box<dyn FnMut()>) -> f64 {
+        let start = Instant::now();
+        f();
+        start.elapsed().as_secs_f64()
+    }
+
+    /// Nominal GFLOP/s (GOP/s) of a GEMM of `cfg`'s size taking `t` seconds.
+    fn gflops(cfg: &Config, t: f64) -> f64 {
+        2.0 * (cfg.m * cfg.n * cfg.k) as f64 / t / 1e9
+    }
+
+    /// GFLOP/s of `threads` threads each running independent fmas on
+    /// registers only (no memory), with the widest copy the kernels use:
+    /// what the machine itself gives to more threads of such code (clock
+    /// speed under load, cores shared with other tenants). Best of 3.
+    fn fma_probe(threads: usize) -> f64 {
+        const ITERS: usize = 1 << 22;
+        let lanes = match mfma_core::soft::Kernels::active() {
+            mfma_core::soft::Kernels::Avx512 => 16,
+            mfma_core::soft::Kernels::Avx2 => 8,
+            mfma_core::soft::Kernels::Portable => return f64::NAN,
+        };
+        let mut best = f64::INFINITY;
+        for _ in 0..3 {
+            let start = Instant::now();
+            std::thread::scope(|s| {
+                for _ in 0..threads {
+                    s.spawn(move || std::hint::black_box(crate::probe::spin(lanes, ITERS)));
+                }
+            });
+            best = best.min(start.elapsed().as_secs_f64());
+        }
+        (threads * ITERS * crate::probe::CHAINS * lanes * 2) as f64 / best / 1e9
+    }
+
+    /// `--sweep`: every policy and its baseline at each thread count of
+    /// `counts`, alternating, then one profiled run per count.
+    pub fn sweep(
+        entries: &[&'static Entry],
+        cfg: &Config,
+        counts: &[usize],
+        budget: f64,
+    ) -> ExitCode {
+        println!(
+            "MFMA software path vs matrixmultiply, {}x{}x{}, threads {counts:?}, {} warm-up + best of {} alternating runs",
+            cfg.m, cfg.n, cfg.k, cfg.warmup, cfg.reps.max(1)
+        );
+        println!(
+            "(GFLOP/s; i8 in GOP/s; speedup = over the first count; breakdown from one profiled run, \
+             ms per thread on average: spawn = until its first workgroup, pack = staging panels, \
+             chains = the waves' instructions, store = writing C, tail = waiting for the last thread)"
+        );
+        // The machine's own scaling, before and after the policies.
+        let probe = |when: &str| {
+            let rates: Vec<f64> = counts.iter().map(|&t| fma_probe(t)).collect();
+            let line: Vec<String> = counts
+                .iter()
+                .zip(&rates)
+                .map(|(t, r)| format!("{t}: {r:.0} ({:.2}x)", r / rates[0]))
+                .collect();
+            println!(
+                "register-only fma loop {when}, GFLOP/s (speedup): {}",
+                line.join(", ")
+            );
+        };
+        probe("before");
+        let mut summary = Vec::new();
+        let mut failed = 0;
+        for e in entries {
+            let Some(dtype) = dtype(e) else { continue };
+            eprintln!("{} ...", e.name);
+            let base = base_of(e);
+            let cfgs: Vec<Config> = counts
+                .iter()
+                .map(|&t| Config { threads: t, ..*cfg })
+                .collect();
+            let mut runs: Vec<[Box<dyn FnMut()>; 2]> = cfgs
+                .iter()
+                .map(|c| [(e.prepare)(c), baseline(base, c)])
+                .collect();
+            for _ in 0..cfg.warmup {
+                runs.iter_mut().flatten().for_each(|f| f());
+            }
+            let mut best = vec![[f64::INFINITY; 2]; counts.len()];
+            let start = Instant::now();
+            for _ in 0..cfg.reps.max(1) {
+                for (best, runs) in best.iter_mut().zip(&mut runs) {
+                    for (best, f) in best.iter_mut().zip(runs) {
+                        *best = best.min(time(f));
+                    }
+                }
+                if start.elapsed().as_secs_f64() > budget {
+                    break;
+                }
+            }
+            drop(runs);
+            println!(
+                "{:<22} {:<10} {:>7} {:>9} {:>9} {:>7} {:>7} {:>8} {:>6} {:>7} {:>8} {:>6} {:>6} {:>8}",
+                e.name, "dtype", "threads", "emu", "base", "x", "speedup", "base sp.",
+                "spawn", "pack", "chains", "store", "tail", "same bits"
+            );
+            let mut first_hash = None;
+            for ((c, &[emu_t, base_t]), &threads) in cfgs.iter().zip(&best).zip(counts) {
+                // The second run: the first faults C's pages in.
+                let mut profiled = (e.prepare_profiled)(c);
+                profiled();
+                let (profile, hash) = profiled();
+                let same = *first_hash.get_or_insert(hash) == hash;
+                failed += usize::from(!same);
+                let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+                let n = profile.threads.len().max(1) as f64;
+                let mean = |f: &dyn Fn(&mfma_gemm::ThreadProfile) -> f64| {
+                    profile.threads.iter().map(f).sum::<f64>() / n
+                };
+                let wall = ms(profile.wall);
+                let (emu, bl) = (gflops(cfg, emu_t), gflops(cfg, base_t));
+                let [emu1, bl1] = best[0].map(|t| gflops(cfg, t));
+                println!(
+                    "{:<22} {:<10} {:>7} {:>9.2} {:>9.2} {:>7.3} {:>7.2} {:>8.2} {:>6.2} {:>7.2} {:>8.2} {:>6.2} {:>6.2} {:>8}",
+                    "",
+                    dtype,
+                    threads,
+                    emu,
+                    bl,
+                    emu / bl,
+                    emu / emu1,
+                    bl / bl1,
+                    mean(&|t| ms(t.start)),
+                    mean(&|t| ms(t.phases.stage)),
+                    mean(&|t| ms(t.phases.compute)),
+                    mean(&|t| ms(t.phases.store)),
+                    mean(&|t| wall - ms(t.end)),
+                    if same { "yes" } else { "NO" },
+                );
+                summary.push(format!(
+                    "scaling dtype={dtype} threads={threads} emulated_gflops={emu:.2} baseline_gflops={bl:.2} \
+                     speedup={:.2} baseline_speedup={:.2}",
+                    emu / emu1,
+                    bl / bl1
+                ));
+            }
+        }
+        probe("after");
+        for line in summary {
+            println!("{line}");
+        }
+        if failed > 0 {
+            eprintln!("{failed} run(s) differ from the first thread count's bits");
+            ExitCode::FAILURE
+        } else {
+            ExitCode::SUCCESS
+        }
+    }
+
+    pub fn run(entries: &[&'static Entry], cfg: &Config, label: &str, budget: f64) -> ExitCode {
         let all = cfg.threads.max(1);
         println!(
             "MFMA software path vs matrixmultiply, {}x{}x{}, 1 and {all} thread(s), {} warm-up + best of {} alternating runs",
@@ -333,7 +591,7 @@ mod compare {
                 ..*cfg
             });
             let b = base_of(e);
-            let [[single, b1], [multi, ball]] = paired(e, b, cfg);
+            let [[single, b1], [multi, ball]] = paired(e, b, cfg, budget);
             println!(
                 "{:<22} {:<8} {:>7} {:>11.2} {:>11.2} {:>7.3} {:>11.2} {:>11.2} {:>7.3} {:>8.2} {:>10.2} {}",
                 e.name,
@@ -350,16 +608,17 @@ mod compare {
                 if checked.bit_exact() { "yes" } else { "NO" }
             );
             failed += usize::from(!checked.bit_exact());
-            ratios.push((dtype, multi, ball));
+            ratios.push((dtype.clone(), "1", single, b1));
+            ratios.push((dtype, label, multi, ball));
         }
         println!(
             "(GFLOP/s; i8 in GOP/s; x = emulated / baseline; scaling = all-core / 1-thread emulated; \
              base scal. = the same for the baseline, in the same alternating runs: what the machine \
              gave to more threads meanwhile)"
         );
-        for (dtype, emu, base) in ratios {
+        for (dtype, threads, emu, base) in ratios {
             println!(
-                "ratio dtype={dtype} emulated_gflops={emu:.2} baseline_gflops={base:.2} ratio={:.3}",
+                "ratio dtype={dtype} threads={threads} emulated_gflops={emu:.2} baseline_gflops={base:.2} ratio={:.3}",
                 emu / base
             );
         }

@@ -162,6 +162,28 @@ pub fn prepare<T: TilePolicy, P: ComputePolicy>(cfg: &Config) -> Box<dyn FnMut()
     Box::new(move || gemm::<T, P>(cfg.m, cfg.n, cfg.k, &a, &b, &mut c, cfg.threads))
 }
 
+/// A GEMM ready to run, returning its [`Profile`](crate::Profile) and a
+/// hash of its output (see [`prepare_profiled`]).
+pub type ProfiledRun = Box<dyn FnMut() -> (crate::Profile, u64)>;
+
+/// [`prepare`], each call of the closure a [`gemm_profiled`](crate::gemm_profiled)
+/// run that returns where its time went, and a hash of the output's bits
+/// (to compare runs on different thread counts without a reference).
+pub fn prepare_profiled<T: TilePolicy, P: ComputePolicy>(cfg: &Config) -> ProfiledRun {
+    let cfg = *cfg;
+    let a = crate::random::matrix::<P::Elem>(cfg.m * cfg.k, cfg.seed);
+    let b = crate::random::matrix::<P::Elem>(cfg.k * cfg.n, cfg.seed.wrapping_add(1));
+    let mut c = std::vec![P::Out::ZERO; cfg.m * cfg.n];
+    Box::new(move || {
+        let p = crate::gemm_profiled::<T, P>(cfg.m, cfg.n, cfg.k, &a, &b, &mut c, cfg.threads);
+        // FNV-1a over the output's bits.
+        let hash = c.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, x| {
+            (h ^ x.to_bits_u64()).wrapping_mul(0x0000_0100_0000_01b3)
+        });
+        (p, hash)
+    })
+}
+
 /// The seed's demo: a random `m × k` A times the `k × k` identity must give
 /// A back exactly (`cfg.n` is ignored).
 ///
@@ -221,6 +243,9 @@ pub struct Entry {
     /// The inputs of `run`, ready: each call of the returned closure is one
     /// untimed, unchecked GEMM at `cfg` (for benchmark harnesses).
     pub prepare: fn(&Config) -> Box<dyn FnMut()>,
+    /// As `prepare`, each run timed phase by phase (to see what limits
+    /// scaling with threads).
+    pub prepare_profiled: fn(&Config) -> ProfiledRun,
 }
 
 const fn entry<T: TilePolicy, P: ComputePolicy>(name: &'static str) -> Entry {
@@ -235,6 +260,7 @@ const fn entry<T: TilePolicy, P: ComputePolicy>(name: &'static str) -> Entry {
         run: check::<T, P>,
         time: time::<T, P>,
         prepare: prepare::<T, P>,
+        prepare_profiled: prepare_profiled::<T, P>,
     }
 }
 

@@ -236,7 +236,47 @@ pub unsafe fn gemm_workgroup<T: TilePolicy, P: ComputePolicy>(
     block_y: usize,
     scratch: &mut HostScratch<'_, P>,
 ) {
+    // SAFETY: the caller's contract.
+    unsafe { workgroup::<T, P, false>(problem, block_x, block_y, scratch, &mut Phases::default()) }
+}
+
+/// Where a host thread's time went while it ran workgroups (see
+/// [`gemm_profiled`](crate::gemm_profiled)): the wall time of each phase
+/// of [`gemm_workgroup`], summed over its workgroups.
+#[cfg(not(target_arch = "amdgpu"))]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Phases {
+    /// Staging K tiles ([`ComputePolicy::stage`]: packing panels).
+    pub stage: core::time::Duration,
+    /// The workers' steps ([`ComputePolicy::mma_staged`]).
+    pub compute: core::time::Duration,
+    /// Storing C ([`ComputePolicy::store_c`]).
+    pub store: core::time::Duration,
+    /// Workgroups run.
+    pub workgroups: usize,
+}
+
+/// [`gemm_workgroup`], adding the time of each phase to `phases` if
+/// `TIMED` (otherwise no clock is read).
+///
+/// # Safety
+/// As for [`gemm_workgroup`].
+#[cfg(not(target_arch = "amdgpu"))]
+#[inline]
+pub(crate) unsafe fn workgroup<T: TilePolicy, P: ComputePolicy, const TIMED: bool>(
+    problem: &Problem<'_, P::Elem, P::Out>,
+    block_x: usize,
+    block_y: usize,
+    scratch: &mut HostScratch<'_, P>,
+    phases: &mut Phases,
+) {
     const { assert_tiling::<T, P>() };
+    let clock = || TIMED.then(std::time::Instant::now);
+    let lap = |since: Option<std::time::Instant>, total: &mut core::time::Duration| {
+        if let Some(since) = since {
+            *total += since.elapsed();
+        }
+    };
     let (row0, col0) = (block_y * T::BLOCK_TILE_M, block_x * T::BLOCK_TILE_N);
     let k = problem.k();
     let mut tiles = T::prologue(
@@ -261,13 +301,18 @@ pub unsafe fn gemm_workgroup<T: TilePolicy, P: ComputePolicy>(
             block_col: block_x,
             k_tile: t,
         };
+        let start = clock();
         P::stage(staged, &tile_a, &tile_b_t, k_len, key);
+        lap(start, &mut phases.stage);
+        let start = clock();
         for (w, acc) in accs.iter_mut().enumerate() {
             let (row, col) = thread_tile_offset::<T, P>(w);
             P::mma_staged(acc, staged, &tile_a, &tile_b_t, row, col, k_len);
         }
+        lap(start, &mut phases.compute);
         tiles.release(t);
     }
+    let start = clock();
     for (w, acc) in accs.iter().enumerate() {
         let (row, col) = thread_tile_offset::<T, P>(w);
         // SAFETY: the workers' thread tiles partition the block tile (the
@@ -276,6 +321,8 @@ pub unsafe fn gemm_workgroup<T: TilePolicy, P: ComputePolicy>(
             unsafe { problem.out_tile(row0 + row, col0 + col, P::THREAD_TILE_M, P::THREAD_TILE_N) };
         P::store_c(acc, &mut c);
     }
+    lap(start, &mut phases.store);
+    phases.workgroups += 1;
 }
 
 /// What the kernel needs of its policies, checked at compile time: thread

@@ -294,4 +294,18 @@ impl<E: Element> OutTile<'_, E> {
             unsafe { self.origin.add(r * self.stride + c).write(v) }
         }
     }
+
+    /// Writes `v` to row `r` from column 0, as far as the region reaches:
+    /// [`store`](OutTile::store) of each element, as one copy.
+    #[inline]
+    pub fn store_row(&mut self, r: usize, v: &[E]) {
+        if r < self.rows {
+            let len = v.len().min(self.cols);
+            // SAFETY: row `r`'s first `len <= cols` elements are in bounds
+            // and exclusive by the contract of `new`; `v` is another slice.
+            unsafe {
+                core::ptr::copy_nonoverlapping(v.as_ptr(), self.origin.add(r * self.stride), len)
+            }
+        }
+    }
 }

@@ -2,8 +2,9 @@
 //!
 //! Without the `fma` target feature, `f32::mul_add` is a call into libm's
 //! `fmaf` for every element (exact, but slow), and the loops are vectorised
-//! for SSE2 only. Each kernel is therefore compiled twice: once with
-//! AVX2+FMA enabled, chosen when the CPU has them, and once portable.
+//! for SSE2 only. Each kernel is therefore compiled three times: with
+//! AVX-512 (32 registers of 16 f32 lanes), with AVX2+FMA (16 registers of 8
+//! lanes), and portable; the best copy the CPU runs is chosen at run time.
 
 /// Which compiled copy of the software kernels runs.
 ///
@@ -12,8 +13,9 @@
 /// copies give the same bits (the tests compare them); only speed differs.
 ///
 /// The environment variable `MFMA_KERNELS` caps the choice for the whole
-/// process (`portable` or `avx2`; read once, at first use), e.g. to run under
-/// Miri or to compare speeds; [`with_kernels`] caps it for one thread.
+/// process (`portable`, `avx2` or `avx512`; read once, at first use), e.g.
+/// to run under Miri or to compare speeds; [`with_kernels`] caps it for one
+/// thread.
 ///
 /// ```
 /// use mfma_core::soft::{with_kernels, Kernels};
@@ -28,17 +30,24 @@ pub enum Kernels {
     Portable,
     /// x86-64 with AVX2, FMA and F16C.
     Avx2,
+    /// x86-64 with AVX-512 F, BW, DQ, VL and VNNI (and AVX2, FMA, F16C):
+    /// Ice Lake and Sapphire Rapids Xeons, AMD Zen 4 and later.
+    Avx512,
 }
 
 impl Kernels {
     /// Every copy, slowest first.
-    pub const ALL: [Kernels; 2] = [Kernels::Portable, Kernels::Avx2];
+    pub const ALL: [Kernels; 3] = [Kernels::Portable, Kernels::Avx2, Kernels::Avx512];
+
+    /// The best copy there is: what [`with_kernels`] caps nothing at.
+    const BEST: Kernels = Kernels::Avx512;
 
     /// The name `MFMA_KERNELS` accepts.
     pub const fn name(self) -> &'static str {
         match self {
             Kernels::Portable => "portable",
             Kernels::Avx2 => "avx2",
+            Kernels::Avx512 => "avx512",
         }
     }
 
@@ -56,6 +65,11 @@ impl Kernels {
             }
             s => Kernels::ALL[usize::from(s)],
         }
+    }
+
+    /// The best copy this CPU has, whatever `MFMA_KERNELS` says.
+    pub fn detected() -> Kernels {
+        detect()
     }
 
     /// The copy that runs on this thread: [`available`](Kernels::available),
@@ -81,17 +95,29 @@ pub fn with_kernels<R>(cap: Kernels, f: impl FnOnce() -> R) -> R {
 }
 
 std::thread_local! {
-    static CAP: core::cell::Cell<Kernels> = const { core::cell::Cell::new(Kernels::Avx2) };
+    static CAP: core::cell::Cell<Kernels> = const { core::cell::Cell::new(Kernels::BEST) };
 }
 
 /// The best copy the CPU has.
 fn detect() -> Kernels {
     #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("avx2")
-        && std::is_x86_feature_detected!("fma")
-        && std::is_x86_feature_detected!("f16c")
     {
-        return Kernels::Avx2;
+        use std::is_x86_feature_detected as has;
+        let avx2 = has!("avx2") && has!("fma") && has!("f16c");
+        // The features of the AVX-512 copies' `target_feature` list, each
+        // checked: `vpdpwssd` (VNNI) is what the i8 kernels need beyond F.
+        let avx512 = avx2
+            && has!("avx512f")
+            && has!("avx512bw")
+            && has!("avx512dq")
+            && has!("avx512vl")
+            && has!("avx512vnni");
+        if avx512 {
+            return Kernels::Avx512;
+        }
+        if avx2 {
+            return Kernels::Avx2;
+        }
     }
     Kernels::Portable
 }
@@ -99,7 +125,7 @@ fn detect() -> Kernels {
 /// The cap `MFMA_KERNELS` sets; unset means none.
 fn env_cap() -> Kernels {
     let Some(v) = std::env::var_os("MFMA_KERNELS") else {
-        return Kernels::Avx2;
+        return Kernels::BEST;
     };
     match Kernels::ALL.into_iter().find(|k| v == k.name()) {
         Some(k) => k,
@@ -109,48 +135,78 @@ fn env_cap() -> Kernels {
                 v.to_string_lossy(),
                 Kernels::ALL.map(Kernels::name)
             );
-            Kernels::Avx2
+            Kernels::BEST
         }
     }
 }
 
-/// Whether the AVX2 copies (AVX2, FMA and F16C) may run on this thread.
-#[inline]
-pub(crate) fn has_avx2_fma() -> bool {
-    Kernels::active() >= Kernels::Avx2
-}
+/// The value of a kernel body's `const L: u8` in each copy (const generics
+/// of enum type are not stable): `L >= AVX2` means the copy is compiled with
+/// AVX2, FMA and F16C, `L >= AVX512` with the AVX-512 features as well, and
+/// the body may call the intrinsics of those features.
+pub(crate) const PORTABLE: u8 = 0;
+/// See [`PORTABLE`].
+pub(crate) const AVX2: u8 = 1;
+/// See [`PORTABLE`].
+pub(crate) const AVX512: u8 = 2;
+
+// Why a macro of our own and not the `multiversion` or `pulp` crates:
+// `multiversion` picks a clone by CPU detection only, with no way to run a
+// lower clone on a CPU that has a higher one, which `MFMA_KERNELS`,
+// `with_kernels` and the every-copy tests need (and generic functions get
+// its direct dispatch, a detection per call, anyway). `pulp` would let the
+// f32/f16 kernels be written once over its width-generic `Simd` trait, but
+// the i8 kernels need `vpmaddwd`/`vpdpwssd` and in-lane unpacks, the f16
+// widening needs `vcvtph2ps`, which its generic trait does not offer (we
+// would write them against its per-level intrinsics wrappers, as now), the
+// bit-exact portable copy must stay plain Rust for Miri, and it would add
+// some 30,000 lines of dependencies (bytemuck, num-complex, reborrow, a
+// proc macro) to a crate that depends on `half` alone. This macro is 40
+// lines; the per-copy code it leaves is the intrinsics, which no crate
+// removes.
 
 /// Defines `fn $name<..>(..)` running `$body::<..>(..)` (an
-/// `#[inline(always)]` function) from a copy compiled with AVX2+FMA when the
-/// CPU has them, and from the portable copy otherwise.
+/// `#[inline(always)]` function) from the copy compiled for the best
+/// features the thread may use ([`Kernels::active`]): AVX-512, AVX2+FMA,
+/// or none.
 ///
-/// The body must be `#[inline(always)]`: only code inlined into the
-/// `#[target_feature]` copy is compiled with those features. With
-/// `=> $body with intrinsics`, the body takes one more const generic, a
-/// `bool`: true in the AVX2 copy on x86-64, where it may call
-/// `core::arch::x86_64` intrinsics, false in the portable copy.
+/// The body must be `#[inline(always)]`, and so must everything it calls
+/// that should profit: only code inlined into a `#[target_feature]` copy is
+/// compiled with those features. With `=> $body with intrinsics`, the body
+/// takes one more const generic, `L: u8`: [`PORTABLE`], [`AVX2`] or
+/// [`AVX512`], the features its copy is compiled with, under which it may
+/// call `core::arch::x86_64` intrinsics (never above `PORTABLE` off x86-64).
 macro_rules! multiversion {
     ($(#[$attr:meta])* $vis:vis fn $name:ident<$($g:ident: $bound:path),*>($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)? => $body:ident) => {
-        $crate::soft::cpu::multiversion!(@emit [$(#[$attr])*] $vis $name [$($g: $bound),*] [$($arg: $ty),*] [$($ret)?] $body [] []);
+        $crate::soft::cpu::multiversion!(@emit [$(#[$attr])*] $vis $name [$($g: $bound),*] [$($arg: $ty),*] [$($ret)?] $body [] [] []);
     };
     ($(#[$attr:meta])* $vis:vis fn $name:ident<$($g:ident: $bound:path),*>($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)? => $body:ident with intrinsics) => {
-        $crate::soft::cpu::multiversion!(@emit [$(#[$attr])*] $vis $name [$($g: $bound),*] [$($arg: $ty),*] [$($ret)?] $body [{ cfg!(target_arch = "x86_64") }] [false]);
+        $crate::soft::cpu::multiversion!(@emit [$(#[$attr])*] $vis $name [$($g: $bound),*] [$($arg: $ty),*] [$($ret)?] $body
+            [{ $crate::soft::cpu::AVX512 }] [{ $crate::soft::cpu::AVX2 }] [{ $crate::soft::cpu::PORTABLE }]);
     };
-    (@emit [$($attr:tt)*] $vis:vis $name:ident [$($g:ident: $bound:path),*] [$($arg:ident: $ty:ty),*] [$($ret:ty)?] $body:ident [$($fast:tt)*] [$($slow:tt)*]) => {
+    (@emit [$($attr:tt)*] $vis:vis $name:ident [$($g:ident: $bound:path),*] [$($arg:ident: $ty:ty),*] [$($ret:ty)?] $body:ident [$($l512:tt)*] [$($l2:tt)*] [$($l0:tt)*]) => {
         $($attr)*
         $vis fn $name<$($g: $bound),*>($($arg: $ty),*) $(-> $ret)? {
             #[cfg(target_arch = "x86_64")]
             {
+                #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx2,fma,f16c")]
+                unsafe fn avx512<$($g: $bound),*>($($arg: $ty),*) $(-> $ret)? {
+                    $body::<$($g,)* $($l512)*>($($arg),*)
+                }
                 #[target_feature(enable = "avx2,fma,f16c")]
                 unsafe fn avx2_fma<$($g: $bound),*>($($arg: $ty),*) $(-> $ret)? {
-                    $body::<$($g,)* $($fast)*>($($arg),*)
+                    $body::<$($g,)* $($l2)*>($($arg),*)
                 }
-                if $crate::soft::cpu::has_avx2_fma() {
-                    // SAFETY: the CPU has the features `avx2_fma` is compiled for.
-                    return unsafe { avx2_fma::<$($g),*>($($arg),*) };
+                match $crate::soft::Kernels::active() {
+                    // SAFETY: `active` never exceeds what the CPU has
+                    // (`detect`), and each copy needs no more than its level.
+                    $crate::soft::Kernels::Avx512 => return unsafe { avx512::<$($g),*>($($arg),*) },
+                    // SAFETY: as above.
+                    $crate::soft::Kernels::Avx2 => return unsafe { avx2_fma::<$($g),*>($($arg),*) },
+                    $crate::soft::Kernels::Portable => {}
                 }
             }
-            $body::<$($g,)* $($slow)*>($($arg),*)
+            $body::<$($g,)* $($l0)*>($($arg),*)
         }
     };
 }

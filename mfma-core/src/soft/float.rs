@@ -1,6 +1,6 @@
 //! f32 and f64 builtins: chained fused multiply-adds, k ascending (reference 4.1).
 
-use super::cpu::multiversion;
+use super::cpu::{multiversion, AVX512};
 use super::{blocks, Kernel, Win};
 use crate::instr::Instr;
 use core::marker::PhantomData;
@@ -182,29 +182,55 @@ macro_rules! chain_by_shape {
     };
 }
 
-/// f32: 8 lanes per register; 8 registers of C live at once.
+/// f32 (`(N, K) => (W lanes, V registers per row, R rows)`). AVX2 and the
+/// portable copy: 8 lanes, 8 registers of C live at once (of 16). AVX-512:
+/// 16 lanes, 16 registers of C (of 32), so that every register of B
+/// loaded serves 8 fmas and each broadcast of A 2.
 #[inline(always)]
-fn chain_f32_body<X: Instr>(a: Win<'_, f32>, b: Win<'_, f32>, steps: usize, c: &mut [f32]) {
-    chain_by_shape!(X, f32, a, b, steps, c;
-        (32, 1) => (8, 4, 2), (32, 2) => (8, 4, 2),
-        (16, 1) => (8, 2, 4), (16, 4) => (4, 4, 2),
-        (4, 1) => (4, 1, 4));
+fn chain_f32_body<X: Instr, const L: u8>(
+    a: Win<'_, f32>,
+    b: Win<'_, f32>,
+    steps: usize,
+    c: &mut [f32],
+) {
+    if L >= AVX512 {
+        chain_by_shape!(X, f32, a, b, steps, c;
+            (32, 1) => (16, 2, 8), (32, 2) => (16, 2, 8),
+            (16, 1) => (16, 1, 16), (16, 4) => (16, 1, 16),
+            (4, 1) => (4, 1, 4));
+    } else {
+        chain_by_shape!(X, f32, a, b, steps, c;
+            (32, 1) => (8, 4, 2), (32, 2) => (8, 4, 2),
+            (16, 1) => (8, 2, 4), (16, 4) => (4, 4, 2),
+            (4, 1) => (4, 1, 4));
+    }
 }
 
-/// f64: 4 lanes per register.
+/// f64: 4 lanes per register (AVX-512: 8, and 16 registers of C).
 #[inline(always)]
-fn chain_f64_body<X: Instr>(a: Win<'_, f64>, b: Win<'_, f64>, steps: usize, c: &mut [f64]) {
-    chain_by_shape!(X, f64, a, b, steps, c;
-        (16, 4) => (4, 4, 2),
-        (4, 4) => (4, 1, 4));
+fn chain_f64_body<X: Instr, const L: u8>(
+    a: Win<'_, f64>,
+    b: Win<'_, f64>,
+    steps: usize,
+    c: &mut [f64],
+) {
+    if L >= AVX512 {
+        chain_by_shape!(X, f64, a, b, steps, c;
+            (16, 4) => (8, 2, 8),
+            (4, 4) => (4, 1, 4));
+    } else {
+        chain_by_shape!(X, f64, a, b, steps, c;
+            (16, 4) => (4, 4, 2),
+            (4, 4) => (4, 1, 4));
+    }
 }
 
 multiversion! {
-    fn chain_f32<X: Instr>(a: Win<'_, f32>, b: Win<'_, f32>, steps: usize, c: &mut [f32]) => chain_f32_body
+    fn chain_f32<X: Instr>(a: Win<'_, f32>, b: Win<'_, f32>, steps: usize, c: &mut [f32]) => chain_f32_body with intrinsics
 }
 
 multiversion! {
-    fn chain_f64<X: Instr>(a: Win<'_, f64>, b: Win<'_, f64>, steps: usize, c: &mut [f64]) => chain_f64_body
+    fn chain_f64<X: Instr>(a: Win<'_, f64>, b: Win<'_, f64>, steps: usize, c: &mut [f64]) => chain_f64_body with intrinsics
 }
 
 /// The family of f32 and f64 builtins (both architectures): chained fused

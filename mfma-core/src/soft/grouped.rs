@@ -1,8 +1,8 @@
 //! f16, bf16 and bf16_1k builtins: grouped pairwise f32 sums with
 //! flush-to-zero (reference 4.2).
 
-use super::cpu::multiversion;
-use super::{blocks, Kernel, Win};
+use super::cpu::{multiversion, AVX2, AVX512};
+use super::{blocks, Kernel, Kernels, Win};
 use crate::instr::Instr;
 use core::marker::PhantomData;
 use half::{bf16, f16};
@@ -52,16 +52,20 @@ pub(super) trait GroupedInput: Copy + crate::Element {
 }
 
 impl GroupedInput for f16 {
-    /// With F16C, a conversion instruction per 8 elements (the portable
-    /// code's integer juggling made packing f16 half again as slow as bf16).
+    /// With F16C, a conversion instruction per 8 (AVX-512: 16) elements
+    /// (the portable code's integer juggling made packing f16 half again as
+    /// slow as bf16).
     #[inline]
     fn widen_slice(from: &[f16], to: &mut [f32]) -> bool {
         #[cfg(target_arch = "x86_64")]
-        if super::cpu::has_avx2_fma() {
+        match Kernels::active() {
             // SAFETY: the CPU has the features the function is compiled for.
-            return unsafe { super::grouped_avx2::widen_f16(from, to) };
+            Kernels::Avx512 => return unsafe { super::grouped_avx512::widen_f16(from, to) },
+            // SAFETY: as above.
+            Kernels::Avx2 => return unsafe { super::grouped_avx2::widen_f16(from, to) },
+            Kernels::Portable => {}
         }
-        super::widen_run::<Grouped<f16>, f16>(from, to, f16::to_f32_flushed)
+        super::widen_run::<Grouped<f16>, f16, _>(from, to, f16::to_f32_flushed)
     }
 
     /// Exponent 0 (zeros and subnormals) gives +0, so only normal numbers
@@ -85,7 +89,7 @@ impl GroupedInput for f16 {
 impl GroupedInput for bf16 {
     #[inline]
     fn widen_slice(from: &[bf16], to: &mut [f32]) -> bool {
-        super::widen_run::<Grouped<bf16>, bf16>(from, to, bf16::to_f32_flushed)
+        super::widen_run::<Grouped<bf16>, bf16, _>(from, to, bf16::to_f32_flushed)
     }
 
     /// bf16 is the top half of an f32 with the same exponent range.
@@ -192,7 +196,7 @@ multiversion! {
 }
 
 /// Biased f32 exponents of the widened inputs for which the plain
-/// arithmetic is exact (see [`plain_is_exact`]): nonzero magnitudes in
+/// arithmetic is exact (see [`plain_rows`]): nonzero magnitudes in
 /// `[2^-51, 2^63)`, so every nonzero product lies in `[2^-102, 2^126)`.
 const INPUT_EXP: core::ops::Range<u32> = (127 - 51)..(127 + 63);
 /// Biased exponents of accumulators likewise: `|C| >= 2^-103`, finite.
@@ -308,7 +312,7 @@ fn plain_rows<
 #[inline(always)]
 fn plain_block<
     X: Instr,
-    const AVX2: bool,
+    const L: u8,
     const G: usize,
     const N: usize,
     const K: usize,
@@ -325,19 +329,19 @@ fn plain_block<
     let n = V * W;
     let mut rows = c.chunks_exact_mut(R * n);
     for (i, c) in rows.by_ref().enumerate() {
-        plain_rows_in::<AVX2, G, N, K, W, V, R>(a, b, steps, c, blk, i * R);
+        plain_rows_in::<L, G, N, K, W, V, R>(a, b, steps, c, blk, i * R);
     }
     let done = X::SPEC.m / R * R;
     for (i, c) in rows.into_remainder().chunks_exact_mut(n).enumerate() {
-        plain_rows_in::<AVX2, G, N, K, W, V, 1>(a, b, steps, c, blk, done + i);
+        plain_rows_in::<L, G, N, K, W, V, 1>(a, b, steps, c, blk, done + i);
     }
 }
 
-/// [`plain_rows`], from the intrinsics copy when the caller is the AVX2
-/// copy of the kernel and rows are whole registers.
+/// [`plain_rows`], from the intrinsics copy of the caller's level (see
+/// `cpu::PORTABLE`) when rows are whole registers of it.
 #[inline(always)]
 fn plain_rows_in<
-    const AVX2: bool,
+    const L: u8,
     const G: usize,
     const N: usize,
     const K: usize,
@@ -353,11 +357,19 @@ fn plain_rows_in<
     row: usize,
 ) {
     #[cfg(target_arch = "x86_64")]
-    if AVX2 && W == 8 {
-        // SAFETY: `AVX2` is set only by the copy of `grouped_chain`
-        // compiled with AVX2 and FMA, which runs on CPUs that have them.
-        unsafe { super::grouped_avx2::plain_rows::<G, N, K, V, R>(a, b, steps, c, blk, row) };
-        return;
+    {
+        if L >= AVX512 && W == 16 {
+            // SAFETY: `L >= AVX512` only in the copy of `grouped_chain`
+            // compiled with AVX-512, which runs on CPUs that have it.
+            unsafe { super::grouped_avx512::plain_rows::<G, N, K, V, R>(a, b, steps, c, blk, row) };
+            return;
+        }
+        if L >= AVX2 && W == 8 {
+            // SAFETY: `L >= AVX2` only in copies compiled with AVX2 and
+            // FMA, which run on CPUs that have them.
+            unsafe { super::grouped_avx2::plain_rows::<G, N, K, V, R>(a, b, steps, c, blk, row) };
+            return;
+        }
     }
     plain_rows::<G, N, K, W, V, R>(a, b, steps, c, blk, row);
 }
@@ -367,7 +379,7 @@ fn plain_rows_in<
 /// path keeps rows of C in registers over the whole chain, otherwise every
 /// instruction takes the exact path.
 #[inline(always)]
-fn grouped_chain_body<X: Instr, const AVX2: bool>(
+fn grouped_chain_body<X: Instr, const L: u8>(
     a: Win<'_, f32>,
     b: Win<'_, f32>,
     steps: usize,
@@ -386,17 +398,38 @@ fn grouped_chain_body<X: Instr, const AVX2: bool>(
             exact(c);
             continue;
         }
+        // Blockings `W` lanes × `V` registers per row, `R` rows per pass.
+        // AVX-512: 32 registers of 16 lanes hold R·V accumulators, a
+        // tree's G·V registers of B and G broadcast factors.
+        if L >= AVX512 {
+            match (s.n, s.k, const { group_of::<X>() }) {
+                (32, 2, 2) => plain_block::<X, L, 2, 32, 2, 16, 2, 8>(a, b, steps, c, blk),
+                (32, 4, 2) => plain_block::<X, L, 2, 32, 4, 16, 2, 8>(a, b, steps, c, blk),
+                (16, 2, 2) => plain_block::<X, L, 2, 16, 2, 16, 1, 16>(a, b, steps, c, blk),
+                (16, 8, 2) => plain_block::<X, L, 2, 16, 8, 16, 1, 16>(a, b, steps, c, blk),
+                (4, 2, 2) => plain_block::<X, L, 2, 4, 2, 4, 1, 4>(a, b, steps, c, blk),
+                // 4 rows, not 8: 16 accumulators, 8 registers of B and 4
+                // factors spilled to the stack.
+                (32, 4, 4) => plain_block::<X, L, 4, 32, 4, 16, 2, 4>(a, b, steps, c, blk),
+                (32, 8, 4) => plain_block::<X, L, 4, 32, 8, 16, 2, 4>(a, b, steps, c, blk),
+                (16, 4, 4) => plain_block::<X, L, 4, 16, 4, 16, 1, 16>(a, b, steps, c, blk),
+                (16, 16, 4) => plain_block::<X, L, 4, 16, 16, 16, 1, 16>(a, b, steps, c, blk),
+                (4, 4, 4) => plain_block::<X, L, 4, 4, 4, 4, 1, 4>(a, b, steps, c, blk),
+                _ => exact(c),
+            }
+            continue;
+        }
         match (s.n, s.k, const { group_of::<X>() }) {
-            (32, 2, 2) => plain_block::<X, AVX2, 2, 32, 2, 8, 4, 2>(a, b, steps, c, blk),
-            (32, 4, 2) => plain_block::<X, AVX2, 2, 32, 4, 8, 4, 1>(a, b, steps, c, blk),
-            (16, 2, 2) => plain_block::<X, AVX2, 2, 16, 2, 8, 2, 4>(a, b, steps, c, blk),
-            (16, 8, 2) => plain_block::<X, AVX2, 2, 16, 8, 8, 2, 4>(a, b, steps, c, blk),
-            (4, 2, 2) => plain_block::<X, AVX2, 2, 4, 2, 4, 1, 4>(a, b, steps, c, blk),
-            (32, 4, 4) => plain_block::<X, AVX2, 4, 32, 4, 8, 4, 2>(a, b, steps, c, blk),
-            (32, 8, 4) => plain_block::<X, AVX2, 4, 32, 8, 8, 4, 1>(a, b, steps, c, blk),
-            (16, 4, 4) => plain_block::<X, AVX2, 4, 16, 4, 8, 2, 4>(a, b, steps, c, blk),
-            (16, 16, 4) => plain_block::<X, AVX2, 4, 16, 16, 8, 2, 4>(a, b, steps, c, blk),
-            (4, 4, 4) => plain_block::<X, AVX2, 4, 4, 4, 4, 1, 4>(a, b, steps, c, blk),
+            (32, 2, 2) => plain_block::<X, L, 2, 32, 2, 8, 4, 2>(a, b, steps, c, blk),
+            (32, 4, 2) => plain_block::<X, L, 2, 32, 4, 8, 4, 1>(a, b, steps, c, blk),
+            (16, 2, 2) => plain_block::<X, L, 2, 16, 2, 8, 2, 4>(a, b, steps, c, blk),
+            (16, 8, 2) => plain_block::<X, L, 2, 16, 8, 8, 2, 4>(a, b, steps, c, blk),
+            (4, 2, 2) => plain_block::<X, L, 2, 4, 2, 4, 1, 4>(a, b, steps, c, blk),
+            (32, 4, 4) => plain_block::<X, L, 4, 32, 4, 8, 4, 2>(a, b, steps, c, blk),
+            (32, 8, 4) => plain_block::<X, L, 4, 32, 8, 8, 4, 1>(a, b, steps, c, blk),
+            (16, 4, 4) => plain_block::<X, L, 4, 16, 4, 8, 2, 4>(a, b, steps, c, blk),
+            (16, 16, 4) => plain_block::<X, L, 4, 16, 16, 8, 2, 4>(a, b, steps, c, blk),
+            (4, 4, 4) => plain_block::<X, L, 4, 4, 4, 4, 1, 4>(a, b, steps, c, blk),
             _ => exact(c),
         }
     }

@@ -140,7 +140,7 @@ pub(super) unsafe fn widen_f16(from: &[half::f16], to: &mut [f32]) -> bool {
         ok = _mm256_and_si256(ok, _mm256_or_si256(in_range, zero));
     }
     let mut plain = _mm256_movemask_epi8(ok) == -1;
-    plain &= super::widen_run::<super::Grouped<half::f16>, half::f16>(
+    plain &= super::widen_run::<super::Grouped<half::f16>, half::f16, _>(
         &from[whole..],
         &mut to[whole..],
         half::f16::to_f32_flushed,

@@ -1,6 +1,6 @@
 //! i8 builtins: exact products summed into i32 with wrap-around (reference 4.3).
 
-use super::cpu::multiversion;
+use super::cpu::{multiversion, AVX2, AVX512};
 use super::{blocks, Kernel, Win};
 use crate::instr::Instr;
 use mfma_spec::Modifiers;
@@ -79,7 +79,7 @@ fn wrapping_rows<const N: usize, const K: usize, const W: usize, const V: usize,
 #[inline(always)]
 fn wrapping_block<
     X: Instr,
-    const AVX2: bool,
+    const L: u8,
     const N: usize,
     const K: usize,
     const W: usize,
@@ -95,19 +95,20 @@ fn wrapping_block<
     let n = V * W;
     let mut rows = c.chunks_exact_mut(R * n);
     for (i, c) in rows.by_ref().enumerate() {
-        wrapping_rows_in::<AVX2, N, K, W, V, R>(a, b, steps, c, blk, i * R);
+        wrapping_rows_in::<L, N, K, W, V, R>(a, b, steps, c, blk, i * R);
     }
     let done = X::SPEC.m / R * R;
     for (i, c) in rows.into_remainder().chunks_exact_mut(n).enumerate() {
-        wrapping_rows_in::<AVX2, N, K, W, V, 1>(a, b, steps, c, blk, done + i);
+        wrapping_rows_in::<L, N, K, W, V, 1>(a, b, steps, c, blk, done + i);
     }
 }
 
-/// [`wrapping_rows`], from the `vpmaddwd` copy when the caller is the AVX2
-/// copy of the kernel and rows are whole pairs of registers.
+/// [`wrapping_rows`], from the intrinsics copy of the caller's level (see
+/// `cpu::PORTABLE`) when rows are whole registers of it: `vpdpwssd` with
+/// AVX-512 VNNI, `vpmaddwd` with AVX2.
 #[inline(always)]
 fn wrapping_rows_in<
-    const AVX2: bool,
+    const L: u8,
     const N: usize,
     const K: usize,
     const W: usize,
@@ -122,10 +123,21 @@ fn wrapping_rows_in<
     row: usize,
 ) {
     #[cfg(target_arch = "x86_64")]
-    if AVX2 && K.is_multiple_of(2) {
+    if L >= AVX512 && K.is_multiple_of(2) {
+        use super::int_avx512::{wrapping_rows_16, wrapping_rows_32};
+        // SAFETY: `L >= AVX512` only in the copy of `wrapping_chain`
+        // compiled with AVX-512 (VNNI, VL), which runs on CPUs that have it.
+        match N {
+            32 => return unsafe { wrapping_rows_32::<K, R>(a, b, steps, c, blk, row) },
+            16 => return unsafe { wrapping_rows_16::<K, R>(a, b, steps, c, blk, row) },
+            _ => {}
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    if L >= AVX2 && K.is_multiple_of(2) {
         use super::int_avx2::wrapping_rows as madd;
-        // SAFETY: `AVX2` is set only by the copy of `wrapping_chain`
-        // compiled with AVX2, which runs on CPUs that have it.
+        // SAFETY: `L >= AVX2` only in copies compiled with AVX2, which run
+        // on CPUs that have it.
         match N {
             32 => return unsafe { madd::<N, K, 2, R>(a, b, steps, c, blk, row) },
             16 => return unsafe { madd::<N, K, 1, R>(a, b, steps, c, blk, row) },
@@ -159,7 +171,7 @@ fn wrapping_block_rowwise<X: Instr>(
 
 /// A chain (modifiers zero) on widened inputs, rows of C kept in registers.
 #[inline(always)]
-fn wrapping_chain_body<X: Instr, const AVX2: bool>(
+fn wrapping_chain_body<X: Instr, const L: u8>(
     a: Win<'_, i16>,
     b: Win<'_, i16>,
     steps: usize,
@@ -167,14 +179,28 @@ fn wrapping_chain_body<X: Instr, const AVX2: bool>(
 ) {
     let s = X::SPEC;
     for (blk, c) in c.chunks_exact_mut(s.m * s.n).enumerate() {
+        // AVX-512: 8 rows of C in 16 accumulators (of 32 registers).
+        if L >= AVX512 {
+            match (s.n, s.k) {
+                (32, 4) => wrapping_block::<X, L, 32, 4, 8, 4, 8>(a, b, steps, c, blk),
+                (32, 8) => wrapping_block::<X, L, 32, 8, 8, 4, 8>(a, b, steps, c, blk),
+                (16, 4) => wrapping_block::<X, L, 16, 4, 8, 2, 8>(a, b, steps, c, blk),
+                (16, 16) => wrapping_block::<X, L, 16, 16, 8, 2, 8>(a, b, steps, c, blk),
+                (32, 16) => wrapping_block::<X, L, 32, 16, 8, 4, 8>(a, b, steps, c, blk),
+                (16, 32) => wrapping_block::<X, L, 16, 32, 8, 2, 8>(a, b, steps, c, blk),
+                (4, 4) => wrapping_block::<X, L, 4, 4, 4, 1, 4>(a, b, steps, c, blk),
+                _ => wrapping_block_rowwise::<X>(a, b, steps, c, blk),
+            }
+            continue;
+        }
         match (s.n, s.k) {
-            (32, 4) => wrapping_block::<X, AVX2, 32, 4, 8, 4, 2>(a, b, steps, c, blk),
-            (32, 8) => wrapping_block::<X, AVX2, 32, 8, 8, 4, 2>(a, b, steps, c, blk),
-            (16, 4) => wrapping_block::<X, AVX2, 16, 4, 8, 2, 4>(a, b, steps, c, blk),
-            (16, 16) => wrapping_block::<X, AVX2, 16, 16, 8, 2, 4>(a, b, steps, c, blk),
-            (32, 16) => wrapping_block::<X, AVX2, 32, 16, 8, 4, 2>(a, b, steps, c, blk),
-            (16, 32) => wrapping_block::<X, AVX2, 16, 32, 8, 2, 4>(a, b, steps, c, blk),
-            (4, 4) => wrapping_block::<X, AVX2, 4, 4, 4, 1, 4>(a, b, steps, c, blk),
+            (32, 4) => wrapping_block::<X, L, 32, 4, 8, 4, 2>(a, b, steps, c, blk),
+            (32, 8) => wrapping_block::<X, L, 32, 8, 8, 4, 2>(a, b, steps, c, blk),
+            (16, 4) => wrapping_block::<X, L, 16, 4, 8, 2, 4>(a, b, steps, c, blk),
+            (16, 16) => wrapping_block::<X, L, 16, 16, 8, 2, 4>(a, b, steps, c, blk),
+            (32, 16) => wrapping_block::<X, L, 32, 16, 8, 4, 2>(a, b, steps, c, blk),
+            (16, 32) => wrapping_block::<X, L, 16, 32, 8, 2, 4>(a, b, steps, c, blk),
+            (4, 4) => wrapping_block::<X, L, 4, 4, 4, 1, 4>(a, b, steps, c, blk),
             _ => wrapping_block_rowwise::<X>(a, b, steps, c, blk),
         }
     }

@@ -66,9 +66,11 @@ pub(super) unsafe fn wrapping_rows<
                     let y1 = _mm256_loadu_si256(b.get::<16>(kk + 1, h * 16).as_ptr().cast());
                     let (lo, hi) = (_mm256_unpacklo_epi16(y0, y1), _mm256_unpackhi_epi16(y0, y1));
                     for (a, acc) in a.iter().zip(acc.iter_mut()) {
-                        // (a_k, a_k+1) in every i32 lane, a_k in the low half.
-                        let pair = (a[kk] as u16 as u32) | ((a[kk + 1] as u16 as u32) << 16);
-                        let x = _mm256_set1_epi32(pair as i32);
+                        // (a_k, a_k+1) in every i32 lane, a_k in the low half:
+                        // the two i16 as they lie in memory, read as one i32
+                        // (one broadcast load, no shifts).
+                        let pair = a[kk..][..2].as_ptr().cast::<i32>().read_unaligned();
+                        let x = _mm256_set1_epi32(pair);
                         let acc = &mut acc[h];
                         acc.0 = _mm256_add_epi32(acc.0, _mm256_madd_epi16(lo, x));
                         acc.1 = _mm256_add_epi32(acc.1, _mm256_madd_epi16(hi, x));

@@ -147,6 +147,9 @@ impl<X: Instr, O: Input<X>> Panel<X, O> {
         self.reset(rows, cols);
         let mut plain = true;
         for (r, to) in self.data_mut().chunks_exact_mut(cols.max(1)).enumerate() {
+            if r + AHEAD < rows {
+                prefetch(&row(r + AHEAD)[..cols.min(row(r + AHEAD).len())]);
+            }
             let from = row(r);
             let len = from.len().min(cols);
             plain &= O::widen_slice(from, &mut to[..len]);
@@ -206,6 +209,32 @@ impl<X: Instr, O: Input<X>> Panel<X, O> {
     fn data_mut(&mut self) -> &mut [Wide<X>] {
         &mut self.buf[self.start..][..self.rows * self.cols]
     }
+}
+
+/// Rows [`Panel::fill_rows`] asks the memory system for ahead of the one
+/// it widens. A strip's rows lie a matrix row apart (4 KiB and more), a
+/// stride the hardware prefetchers do not follow, so without this every
+/// row waits for its lines from L3 or DRAM one row at a time: with 16
+/// threads packing B, packing took up to twice its single-thread share.
+const AHEAD: usize = 4;
+
+/// Asks for the cache lines of `s` (a hint: no effect on any value).
+#[inline(always)]
+fn prefetch<T>(s: &[T]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let bytes = core::mem::size_of_val(s);
+        let base = s.as_ptr().cast::<i8>();
+        for off in (0..bytes).step_by(LINE) {
+            // SAFETY: `off < bytes`, so the address lies inside `s`; a
+            // prefetch never faults and changes no value (SSE, baseline
+            // on x86-64).
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(base.add(off)) };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = s;
 }
 
 /// A chain of `steps` instructions of `X` (modifiers zero) on fragments
