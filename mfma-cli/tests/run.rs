@@ -667,7 +667,7 @@ fn smfmac_identity_b_decompresses_a() {
         let pairs = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)];
         let pos = |i: usize, c: usize| {
             let (p, q) = pairs[(i + c / 2) % 6];
-            if c % 2 == 0 {
+            if c.is_multiple_of(2) {
                 p
             } else {
                 q
