@@ -10,12 +10,14 @@ use std::path::PathBuf;
     name = "mfma",
     version,
     about = "Register layouts, lookups, pictures and bit-exact software execution of the \
-             AMD CDNA2 (gfx90a, MI200) and CDNA3 (gfx942, MI300) dense MFMA builtins.",
+             AMD CDNA2 (gfx90a, MI200) and CDNA3 (gfx942, MI300) MFMA builtins, CDNA3's \
+             structured-sparse SMFMAC included.",
     after_help = "Examples:
   mfma list
   mfma list --arch cdna3
   mfma info f32_32x32x8bf16_1k
   mfma info cdna3::f32_32x32x16_fp8_bf8
+  mfma info cdna3::smfmac_f32_16x16x32_f16
   mfma layout f32_16x16x16f16 --operand c
   mfma layout f32_16x16x4f16 --operand a --cbsz 1 --abid 1 --format json
   mfma lookup f32_32x32x8bf16_1k --operand c --element 0,5,7
@@ -24,7 +26,8 @@ use std::path::PathBuf;
 
 Builtin names may be written bare (f32_4x4x4f16), as the HIP builtin
 (__builtin_amdgcn_mfma_f32_4x4x4f16) or as the ISA mnemonic (v_mfma_f32_4x4x4f16,
-or on CDNA3 v_mfma_f32_4x4x4_16b_f16). A bare name means CDNA2 unless --arch says
+or on CDNA3 v_mfma_f32_4x4x4_16b_f16); CDNA3's SMFMAC as smfmac_f32_16x16x32_f16,
+__builtin_amdgcn_smfmac_f32_16x16x32_f16 or v_smfmac_f32_16x16x32_f16. A bare name means CDNA2 unless --arch says
 otherwise; a `cdna3::` prefix names a CDNA3 builtin whatever --arch is, and an error
 if --arch names another architecture.
 Every error exits with status 2."
@@ -58,7 +61,8 @@ pub enum Command {
   mfma info f32_32x32x8bf16_1k
   mfma info __builtin_amdgcn_mfma_f64_4x4x4f64 --format json
   mfma info cdna3::f32_32x32x16_fp8_bf8
-  mfma info v_mfma_f64_16x16x4_f64 --arch cdna3")]
+  mfma info v_mfma_f64_16x16x4_f64 --arch cdna3
+  mfma info cdna3::smfmac_i32_16x16x64_i8")]
     Info {
         /// Builtin name.
         name: String,
@@ -75,6 +79,12 @@ Negation (--neg, CDNA3 FP64 only) moves no data: the layout stays the plain one.
 json: lanes[lane][item] lists the [block, row, col] elements each slot feeds.
 csv: one row per slot; a slot feeding several elements lists them `;`-separated.
 
+SMFMAC (CDNA3 smfmac_*): --operand a is the compressed M x K/2 A (grid: i x kc);
+a slot lists the 4 logical k of its group, any of which it may hold (json: `stored`
+gives its [block, i, kc]; csv: a kc column). --operand idx is the index register:
+item t = bits 4t+3:4t, one grid per index set; cbsz/abid pick the set read (json:
+`fields`, `index_set`; csv: each field's own (set, i, g), its bits and `read`).
+
 Examples:
   mfma layout f32_4x4x4f16 --operand c
   mfma layout f32_32x32x8bf16_1k --operand a --format csv
@@ -82,12 +92,14 @@ Examples:
   mfma layout f32_16x16x16f16 --operand b --blgp 4
   mfma layout f64_16x16x4f64 --operand d --format svg > f64-d.svg
   mfma layout f32_32x32x16_fp8_bf8 --arch cdna3 --operand b
-  mfma layout cdna3::f64_16x16x4f64 --operand a --neg a,c"
+  mfma layout cdna3::f64_16x16x4f64 --operand a --neg a,c
+  mfma layout cdna3::smfmac_f32_16x16x32_f16 --operand a
+  mfma layout cdna3::smfmac_f32_16x16x32_f16 --operand idx --abid 2 --format json"
     )]
     Layout {
         /// Builtin name.
         name: String,
-        /// Operand: a, b, c or d.
+        /// Operand: a, b, c or d; idx (the index register) for SMFMAC.
         #[arg(long, short = 'o')]
         operand: String,
         #[command(flatten)]
@@ -100,20 +112,27 @@ Examples:
     /// Which register slot an element reads, or which elements a slot feeds.
     #[command(
         group(ArgGroup::new("what").required(true).args(["element", "slot"])),
-        after_help = "Examples:
+        after_help = "SMFMAC: an element of A is a logical (block, i, k): the answer is the two
+compressed slots of its group and the index field that says which k they hold; a
+slot of A holds compressed column kc. An element of idx is (set, i, g).
+
+Examples:
   mfma lookup f32_32x32x8bf16_1k --operand c --element 0,5,7
   mfma lookup f32_32x32x8bf16_1k --operand a --slot 37,2
   mfma lookup f32_4x4x4f16 --operand a --slot 5,0 --cbsz 2 --abid 1 --format json
-  mfma lookup cdna3::f32_16x16x32_fp8_fp8 --operand a --element 3,17"
+  mfma lookup cdna3::f32_16x16x32_fp8_fp8 --operand a --element 3,17
+  mfma lookup cdna3::smfmac_f32_16x16x32_f16 --operand a --element 2,30
+  mfma lookup cdna3::smfmac_f32_16x16x32_f16 --operand idx --element 3,2,7 --abid 3"
     )]
     Lookup {
         /// Builtin name.
         name: String,
-        /// Operand: a, b, c or d.
+        /// Operand: a, b, c or d; idx (the index register) for SMFMAC.
         #[arg(long, short = 'o')]
         operand: String,
-        /// Element as BLOCK,ROW,COL: (block, i, k) for A, (block, k, j) for B, (block, i, j)
-        /// for C/D; ROW,COL is enough for a 1-block builtin.
+        /// Element as BLOCK,ROW,COL: (block, i, k) for A (SMFMAC: the logical k), (block, k,
+        /// j) for B, (block, i, j) for C/D, (set, i, g) for idx; ROW,COL is enough for a
+        /// 1-block builtin.
         #[arg(long, value_name = "BLOCK,ROW,COL", allow_hyphen_values = true)]
         element: Option<String>,
         /// Register slot as LANE,ITEM.
@@ -134,11 +153,17 @@ mean. Each vector has `id`, `instruction`, and `A`, `B`, `C` as row-major lists
 of fixed-width hex bit patterns of ONE block (2 digits fp8/bf8/i8, 4 f16/bf16,
 8 f32/xf32/i32, 16 f64). Optional `M`, `N`, `K` must match the builtin; other
 fields are ignored. The block is loaded into every block of the instruction.
+An SMFMAC vector (schema of cdna3-smfmac.json) gives A compressed, M x K/2, and
+`IDX`, M x K/2 positions 0..=3 (A[i][kc] is logical k 4*(kc/2) + IDX[i][kc]),
+which fill every index set; optional `cbsz`, `abid` (default 0) must be legal.
+Its D rests on an ASSUMPTION (no bit-accurate SMFMAC reference exists): two
+chained dense instructions of half the K on the decompressed A (see `mfma info`).
 Output: one JSON object {\"results\": [{\"id\": ..., \"D\": [hex, ...]}, ...]}.
 
 Examples:
   mfma run --input ../shared/vectors/cdna2-numerics.json
   mfma run --input ../shared/vectors/cdna3-numerics.json
+  mfma run --input ../shared/vectors/cdna3-smfmac.json
   mfma run --arch cdna3 --input mine.json > results.json"
     )]
     Run {

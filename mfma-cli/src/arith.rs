@@ -5,7 +5,22 @@
 use mfma_spec::{Arith, BlgpBits, Builtin, ElemType};
 
 /// The arithmetic family in words, with what the inputs go through first.
+/// For SMFMAC, first the assumption the software path rests on (CDNA3
+/// reference section 6), then its dense twin's arithmetic.
 pub fn arithmetic(b: &Builtin) -> String {
+    if let Some(twin) = b.dense_twin() {
+        let half = b.k / 2;
+        return format!(
+            "ASSUMPTION: no bit-accurate reference of SMFMAC arithmetic exists; the software \
+             path computes two chained dense {} instructions (logical k 0..={}, then \
+             {half}..={}) on the decompressed A (the stored values at their positions, +0 \
+             elsewhere). Each of them: {}",
+            twin.path(),
+            half - 1,
+            b.k - 1,
+            arithmetic(twin)
+        );
+    }
     let mut out = family(b);
     if b.a_type == ElemType::Xf32 {
         out.push_str("; xf32 inputs are truncated to tf32 first (low 13 mantissa bits cleared)");

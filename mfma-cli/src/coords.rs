@@ -15,42 +15,60 @@ fn bad(what: &str, text: &str, expected: &str) -> Error {
     ))
 }
 
+/// (blocks, rows, cols) of operand `op` in the coordinates users give:
+/// the layout's, but the logical M x K for an SMFMAC's (compressed) A.
+pub fn extent(b: &Builtin, op: Operand) -> [usize; 3] {
+    let l = b.layout(op);
+    if op == Operand::A && b.is_sparse() {
+        [1, b.m, b.k]
+    } else {
+        [l.blocks, l.rows, l.cols]
+    }
+}
+
 /// An element `BLOCK,ROW,COL` of operand `op` (or `ROW,COL` when the
 /// builtin has one block: there is no block to choose), which must lie in
-/// its matrices.
+/// its matrices: for an SMFMAC's A the logical `M x K` one, for its index
+/// `SET,I,G`.
 pub fn element(b: &Builtin, op: Operand, text: &str) -> Result<Coord> {
-    let l = b.layout(op);
-    let single = l.blocks == 1;
+    let [blocks, rows, cols] = extent(b, op);
+    let [blk, row, col] = op.axis_names();
+    let single = blocks == 1;
     let expected = if single { "2 or 3" } else { "3" };
     let v = numbers(text).ok_or_else(|| bad("element", text, expected))?;
     let c = match v[..] {
         [block, row, col] => Coord::new(block, row, col),
         [row, col] if single => Coord::at(row, col),
         [_, _] => {
+            let (what, give) = if op == Operand::Idx {
+                ("index sets", "SET,I,G")
+            } else {
+                ("blocks", "BLOCK,ROW,COL")
+            };
             return Err(Error::new(format!(
-                "{} ({} has {} blocks: give BLOCK,ROW,COL)",
+                "{} ({} has {blocks} {what}: give {give})",
                 bad("element", text, expected),
                 b.path(),
-                l.blocks
-            )))
+            )));
         }
         _ => return Err(bad("element", text, expected)),
     };
-    if l.contains(c) {
+    if c.block < blocks && c.row < rows && c.col < cols {
         return Ok(c);
     }
-    let [blk, row, col] = op.axis_names();
+    let logical = if op == Operand::A && b.is_sparse() {
+        format!(" (the logical k: A stores {} of them a row)", b.k / 2)
+    } else {
+        String::new()
+    };
     Err(Error::new(format!(
         "element ({blk} {}, {row} {}, {col} {}) is out of range for {} operand {}: \
-         it needs {blk} < {}, {row} < {}, {col} < {}",
+         it needs {blk} < {blocks}, {row} < {rows}, {col} < {cols}{logical}",
         c.block,
         c.row,
         c.col,
         b.path(),
         op.name(),
-        l.blocks,
-        l.rows,
-        l.cols
     )))
 }
 

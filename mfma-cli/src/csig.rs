@@ -49,19 +49,22 @@ pub fn operand_type(b: &Builtin, op: Operand) -> CType {
 
 /// `v16float __builtin_amdgcn_mfma_...(v4bfloat a, v4bfloat b, v16float c, int cbsz, int abid, int blgp)`;
 /// the last immediate is called `neg` where its bits are negation flags.
+/// SMFMAC's builtin takes the index register after C and no blgp:
+/// `v4float __builtin_amdgcn_smfmac_...(v4half a, v8half b, v4float c, int idx, int cbsz, int abid)`.
 pub fn signature(b: &Builtin) -> String {
     let a = operand_type(b, Operand::A).name;
     let bt = operand_type(b, Operand::B).name;
     let cd = operand_type(b, Operand::C).name;
+    let hip = b.hip_name();
+    if b.is_sparse() {
+        let idx = operand_type(b, Operand::Idx).name;
+        return format!("{cd} {hip}({a} a, {bt} b, {cd} c, {idx} idx, int cbsz, int abid)");
+    }
     let last = match b.blgp {
         BlgpBits::Negate => "neg",
         BlgpBits::Pattern | BlgpBits::Unused => "blgp",
     };
-    format!(
-        "{cd} {}{}({a} a, {bt} b, {cd} c, int cbsz, int abid, int {last})",
-        Builtin::HIP_PREFIX,
-        b.name
-    )
+    format!("{cd} {hip}({a} a, {bt} b, {cd} c, int cbsz, int abid, int {last})")
 }
 
 /// The alias declarations the signature needs, A/B first, without repeats.

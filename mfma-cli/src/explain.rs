@@ -54,9 +54,24 @@ pub fn blgp(g: i64) -> String {
 }
 
 /// `cbsz 1, abid 1: blocks in groups of 2, each group reads A of its block 1
-/// (blocks 0..3 read A of 1, 1, 3, 3)`.
+/// (blocks 0..3 read A of 1, 1, 3, 3)`; on SMFMAC the index set read.
 pub fn broadcast(b: &Builtin, m: Modifiers) -> String {
     let head = format!("cbsz {}, abid {}", m.cbsz, m.abid);
+    if let Some(s) = b.sparse {
+        let set = s.index_set(m);
+        let bits = s.set_bits() as usize;
+        let why = if m.cbsz == 0 {
+            "abid picks it as cbsz is 0".to_string()
+        } else {
+            format!("cbsz {} reads set 0 whatever abid is", m.cbsz)
+        };
+        return format!(
+            "{head}: the instruction reads index set {set} (bits {}:{} of idx; {why}); \
+             A is never broadcast",
+            bits * (set + 1) - 1,
+            bits * set
+        );
+    }
     if m.cbsz == 0 {
         return format!("{head}: every block reads its own A");
     }
@@ -109,6 +124,20 @@ pub fn all(b: &Builtin, m: Modifiers) -> Vec<String> {
 /// The general rule of each modifier `b` takes, for `info`: the broadcast
 /// rule, every blgp pattern, or what negation does.
 pub fn rules(b: &Builtin) -> Vec<(&'static str, Vec<String>)> {
+    if let Some(s) = b.sparse {
+        let bits = s.set_bits();
+        return vec![(
+            "index set",
+            vec![format!(
+                "cbsz 0, abid a: the instruction reads index set a (bits {bits}a+{}:{bits}a of \
+                 idx); cbsz 1..={}: set 0, and abid (still below {}) changes nothing; A is \
+                 never broadcast",
+                bits - 1,
+                mfma_spec::Sparse::CBSZ_MAX,
+                s.sets
+            )],
+        )];
+    }
     modifiers::kinds(b)
         .into_iter()
         .filter_map(|kind| match kind {

@@ -1,12 +1,15 @@
 //! A layout's maps written out as formulas, read off its modes (so they are
 //! exactly what the spec computes, never a second statement of it).
 
-use mfma_spec::{Axis, Dest, Layout, Operand};
+use mfma_spec::{Axis, Dest, Layout};
 
 /// The lane or item index of element (b, row, col) as an expression, e.g.
-/// `j + 32*((i/4)%2)`. Division is integer division.
-pub fn formula(l: &Layout, op: Operand, dest: Dest) -> String {
-    let [_, row, col] = op.axis_names();
+/// `j + 32*((i/4)%2)`, in the layout's own coordinates (`kc` for an SMFMAC
+/// A, `set, i, g` for its index). Division is integer division.
+pub fn formula(l: &Layout, dest: Dest) -> String {
+    let [block, row, col] = l.axis_names();
+    // Blocks are `b` in a formula; the index operand's sets keep their name.
+    let block = if block == "block" { "b" } else { block };
     let mut modes: Vec<_> = l
         .modes()
         .iter()
@@ -17,7 +20,7 @@ pub fn formula(l: &Layout, op: Operand, dest: Dest) -> String {
         .iter()
         .map(|m| {
             let (name, extent) = match m.axis {
-                Axis::Block => ("b", l.blocks),
+                Axis::Block => (block, l.blocks),
                 Axis::Row => (row, l.rows),
                 Axis::Col => (col, l.cols),
             };

@@ -49,21 +49,26 @@ struct Rule {
     text: Vec<String>,
 }
 
+/// One value per operand; `idx` only for SMFMAC (absent from the JSON of
+/// a dense builtin).
 #[derive(Serialize)]
 struct PerOperand<T> {
     a: T,
     b: T,
     c: T,
     d: T,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    idx: Option<T>,
 }
 
 impl<T> PerOperand<T> {
-    fn new(f: impl Fn(Operand) -> T) -> Self {
+    fn new(b: &Builtin, f: impl Fn(Operand) -> T) -> Self {
         PerOperand {
             a: f(Operand::A),
             b: f(Operand::B),
             c: f(Operand::C),
             d: f(Operand::D),
+            idx: b.is_sparse().then(|| f(Operand::Idx)),
         }
     }
 }
@@ -81,15 +86,15 @@ fn gather(b: &'static Builtin) -> Info {
     let arch = mfma_spec::arch_of(b);
     Info {
         row: Row::of(b),
-        hip_builtin: format!("{}{}", Builtin::HIP_PREFIX, b.name),
+        hip_builtin: b.hip_name().to_string(),
         llvm_intrinsic: b.llvm_intrinsic,
-        llvm_types: PerOperand::new(|op| b.llvm_type(op).to_string()),
+        llvm_types: PerOperand::new(b, |op| b.llvm_type(op).to_string()),
         isa: b.isa,
         targets: arch.targets,
         products: arch.products,
         c_signature: csig::signature(b),
         c_types: csig::declarations(b),
-        vgprs: PerOperand::new(|op| b.vgprs(op)),
+        vgprs: PerOperand::new(b, |op| b.vgprs(op)),
         ops: b.ops(),
         cycles: b.cycles,
         peak_ops_per_cu_per_cycle: b.ops_per_cycle(),
@@ -101,14 +106,14 @@ fn gather(b: &'static Builtin) -> Info {
             .collect(),
         arithmetic: arithmetic(b),
         accumulator_layout: format!("{:?}", b.acc),
-        layouts: PerOperand::new(|op| {
+        layouts: PerOperand::new(b, |op| {
             let l = b.layout(op);
             LayoutInfo {
-                coords: op.axis_names(),
+                coords: l.axis_names(),
                 lanes: l.lanes,
                 items: l.items,
-                lane: formula(l, op, Dest::Lane),
-                item: formula(l, op, Dest::Item),
+                lane: formula(l, Dest::Lane),
+                item: formula(l, Dest::Item),
             }
         }),
     }
@@ -120,6 +125,7 @@ fn gather(b: &'static Builtin) -> Info {
 fn modifier_lines(b: &Builtin, arch: &Arch, i: &Info) -> Vec<(String, String)> {
     let al = &i.row.modifiers;
     let blgp = match b.blgp {
+        _ if b.is_sparse() => "none: the SMFMAC builtin has no blgp operand".to_string(),
         BlgpBits::Negate => format!("{} (its bits are the neg flags)", range(al.blgp_max)),
         BlgpBits::Pattern | BlgpBits::Unused => range(al.blgp_max),
     };
@@ -167,10 +173,17 @@ fn as_text(b: &Builtin, i: &Info) -> String {
     } else {
         format!("A {}, B {}", t.a, t.b)
     };
+    let llvm_idx = t
+        .idx
+        .as_ref()
+        .map_or(String::new(), |x| format!("; idx {x}"));
     let mut lines: Vec<(String, String)> = vec![
         ("HIP builtin".into(), i.hip_builtin.clone()),
         ("LLVM intrinsic".into(), i.llvm_intrinsic.into()),
-        ("LLVM operands".into(), format!("{llvm_ab}; C, D {}", t.c)),
+        (
+            "LLVM operands".into(),
+            format!("{llvm_ab}; C, D {}{llvm_idx}", t.c),
+        ),
         ("ISA mnemonic".into(), i.isa.into()),
         (
             "targets".into(),
@@ -181,10 +194,17 @@ fn as_text(b: &Builtin, i: &Info) -> String {
     for d in &i.c_types {
         lines.push(("".into(), d.clone()));
     }
+    let sparse_k = match &r.sparse {
+        Some(s) => format!(
+            " (logical: A is 4:2 structured-sparse and stores {} of them a row)",
+            s.stored_k
+        ),
+        None => String::new(),
+    };
     lines.push((
         "shape".into(),
         format!(
-            "D = A*B + C, M {} N {} K {}, {} block{plural}",
+            "D = A*B + C, M {} N {} K {}{sparse_k}, {} block{plural}",
             r.m, r.n, r.k, r.blocks
         ),
     ));
@@ -194,8 +214,18 @@ fn as_text(b: &Builtin, i: &Info) -> String {
             format!("{ty} {rows}x{cols} a block, {per} per lane in {vgprs} VGPR(s)"),
         )
     };
-    lines.push(operand("A", r.a_type, r.m, r.k, r.ab_per_lane, i.vgprs.a));
-    lines.push(operand("B", r.b_type, r.k, r.n, r.ab_per_lane, i.vgprs.b));
+    match &r.sparse {
+        None => lines.push(operand("A", r.a_type, r.m, r.k, r.a_per_lane, i.vgprs.a)),
+        Some(s) => lines.push((
+            "A".into(),
+            format!(
+                "{} {}x{} stored of a logical {}x{} a block (compressed: 2 values of every \
+                 group of 4 k), {} per lane in {} VGPR(s)",
+                r.a_type, r.m, s.stored_k, r.m, r.k, r.a_per_lane, i.vgprs.a
+            ),
+        )),
+    }
+    lines.push(operand("B", r.b_type, r.k, r.n, r.b_per_lane, i.vgprs.b));
     lines.push(operand(
         "C, D",
         r.cd_type,
@@ -204,6 +234,26 @@ fn as_text(b: &Builtin, i: &Info) -> String {
         r.cd_per_lane,
         i.vgprs.c,
     ));
+    if let (Some(s), Some(vgprs)) = (&r.sparse, i.vgprs.idx) {
+        lines.push((
+            "idx".into(),
+            format!(
+                "i32, {vgprs} VGPR a lane: {} index sets of {} bits, each a 4-bit field per \
+                 row i and group g of 4 k ({} a lane and set); a field holds the positions \
+                 (0..=3) in the group of the row's two stored values, bits 1:0 the first \
+                 (kc 2g), 3:2 the second (kc 2g+1)",
+                s.sets, s.set_bits, s.fields_per_set
+            ),
+        ));
+        lines.push((
+            "dense twin".into(),
+            format!(
+                "{} (half the K; the software path runs two of it, see arithmetic)",
+                b.dense_twin()
+                    .map_or(String::new(), |d| d.path().to_string())
+            ),
+        ));
+    }
     lines.push(("ops".into(), format!("{} per instruction", i.ops)));
     lines.push(("cycles".into(), i.cycles.to_string()));
     lines.push((
@@ -221,11 +271,13 @@ fn as_text(b: &Builtin, i: &Info) -> String {
     lines.extend(modifier_lines(b, arch, i));
     lines.push(("arithmetic".into(), i.arithmetic.clone()));
     let layouts = [
-        ("layout A", &i.layouts.a),
-        ("layout B", &i.layouts.b),
-        ("layout C, D", &i.layouts.c),
+        ("layout A", Some(&i.layouts.a)),
+        ("layout B", Some(&i.layouts.b)),
+        ("layout C, D", Some(&i.layouts.c)),
+        ("layout idx", i.layouts.idx.as_ref()),
     ];
     for (name, l) in layouts {
+        let Some(l) = l else { continue };
         let [blk, row, col] = l.coords;
         lines.push((
             name.into(),
@@ -233,6 +285,14 @@ fn as_text(b: &Builtin, i: &Info) -> String {
                 "({blk}, {row}, {col}) -> lane = {}, item = {}",
                 l.lane, l.item
             ),
+        ));
+    }
+    if b.is_sparse() {
+        lines.push((
+            "".into(),
+            "kc: compressed column of A, stored value kc%2 of group g = kc/2 (logical k \
+             4g..=4g+3); idx item t: bits 4t+3:4t of the lane's index VGPR"
+                .into(),
         ));
     }
     let width = lines.iter().map(|(k, _)| k.len()).max().unwrap_or(0);

@@ -30,14 +30,48 @@ pub struct Row {
     pub a_type: &'static str,
     /// B element type.
     pub b_type: &'static str,
-    /// A and B elements per lane.
-    pub ab_per_lane: usize,
+    /// A elements per lane (SMFMAC: compressed values, half of B's).
+    pub a_per_lane: usize,
+    /// B elements per lane.
+    pub b_per_lane: usize,
     /// C and D element type.
     pub cd_type: &'static str,
     /// C and D elements per lane.
     pub cd_per_lane: usize,
     /// Legal modifier values.
     pub modifiers: Allowed,
+    /// SMFMAC only (JSON `null` for dense MFMA): the structured sparsity.
+    pub sparse: Option<SparseRow>,
+}
+
+/// What makes an SMFMAC builtin structured-sparse, for `list` and `info`.
+#[derive(Serialize)]
+pub struct SparseRow {
+    /// Values A stores per row: K/2 of the logical K (2 of every 4 k).
+    pub stored_k: usize,
+    /// Index sets in the index register (4 for 16-bit inputs, 2 for 8-bit).
+    pub sets: usize,
+    /// Bits of one index set (8 or 16).
+    pub set_bits: u32,
+    /// 4-bit index fields of one set in a lane.
+    pub fields_per_set: usize,
+    /// The dense builtin of half the K; the software path computes the
+    /// SMFMAC as two of it, chained (an assumption: see `info`).
+    pub dense_twin: &'static str,
+}
+
+impl SparseRow {
+    /// The sparsity of `b`, `None` for dense MFMA.
+    pub fn of(b: &'static Builtin) -> Option<Self> {
+        let s = b.sparse?;
+        Some(SparseRow {
+            stored_k: b.k / 2,
+            sets: s.sets,
+            set_bits: s.set_bits(),
+            fields_per_set: s.fields_per_set(),
+            dense_twin: b.dense_twin().map_or("", |d| d.name),
+        })
+    }
 }
 
 /// The legal values of each modifier, as `validate` accepts them.
@@ -48,9 +82,13 @@ pub struct Allowed {
     /// The same, as values.
     #[serde(skip)]
     taken: Vec<Modifier>,
+    /// Whether abid picks an index set (SMFMAC) rather than a block.
+    #[serde(skip)]
+    index_set: bool,
     /// Largest legal cbsz (0 where broadcast is unsupported).
     pub cbsz_max: i64,
-    /// Largest legal abid, reached with the largest cbsz (abid < 2^cbsz).
+    /// Largest legal abid, reached with the largest cbsz (abid < 2^cbsz;
+    /// on SMFMAC below the number of index sets, whatever cbsz is).
     pub abid_max: i64,
     /// Largest legal blgp (0 where the lane pattern is unsupported).
     pub blgp_max: i64,
@@ -87,6 +125,7 @@ impl Allowed {
         Allowed {
             kinds: taken.iter().map(|m| m.name()).collect(),
             taken,
+            index_set: b.is_sparse(),
             cbsz_max,
             abid_max,
             blgp_max,
@@ -95,10 +134,13 @@ impl Allowed {
         }
     }
 
-    /// `0..=3 (below 2^cbsz)`: the largest abid and the rule that bounds it.
+    /// `0..=3 (below 2^cbsz)`: the largest abid and the rule that bounds it
+    /// (on SMFMAC `0..=3 (the index set)`).
     pub fn abid_text(&self) -> String {
         if self.abid_max == 0 {
             "0".into()
+        } else if self.index_set {
+            format!("0..={} (the index set)", self.abid_max)
         } else {
             format!("0..={} (below 2^cbsz)", self.abid_max)
         }
@@ -141,10 +183,12 @@ impl Row {
             ab_type: (b.a_type == b.b_type).then_some(b.a_type.name()),
             a_type: b.a_type.name(),
             b_type: b.b_type.name(),
-            ab_per_lane: b.a_per_lane,
+            a_per_lane: b.a_per_lane,
+            b_per_lane: b.b_per_lane,
             cd_type: b.cd.name(),
             cd_per_lane: b.cd_per_lane,
             modifiers: Allowed::of(b),
+            sparse: SparseRow::of(b),
         }
     }
 
@@ -153,6 +197,21 @@ impl Row {
         match self.ab_type {
             Some(t) => t.to_string(),
             None => format!("{},{}", self.a_type, self.b_type),
+        }
+    }
+
+    /// The `A,B per lane` cell: `f16 x4`, or `f16 x4,x8` (A's count, then
+    /// B's) where they differ, as on SMFMAC.
+    pub fn per_lane_text(&self) -> String {
+        if self.a_per_lane == self.b_per_lane {
+            format!("{} x{}", self.ab_text(), self.a_per_lane)
+        } else {
+            format!(
+                "{} x{},x{}",
+                self.ab_text(),
+                self.a_per_lane,
+                self.b_per_lane
+            )
         }
     }
 }
@@ -171,6 +230,14 @@ pub fn arch_title(a: &Arch) -> String {
     format!("{} ({}; {})", a.title, a.targets.join(", "), a.products)
 }
 
+/// The footnote of a table with SMFMAC rows: what their cells mean.
+const SPARSE_NOTE: &str = "
+smfmac_*: structured-sparse (4:2) A. K is the logical K; A stores 2 of every 4 k, so a lane
+holds half as many A values as B values (A,B per lane: `x4,x8` is A's count, then B's). A
+32-bit index operand (idx) says where each stored value lies in its group of 4 k; it holds
+several index sets, and cbsz/abid pick the one read. `mfma info NAME` says more.
+";
+
 /// Runs `mfma list`.
 pub fn run(arch: &'static Arch, format: TableFormat) -> Result<()> {
     let rows: Vec<Row> = arch.builtins.iter().map(Row::of).collect();
@@ -184,17 +251,32 @@ pub fn run(arch: &'static Arch, format: TableFormat) -> Result<()> {
                         r.name.to_string(),
                         format!("{}x{}x{}", r.m, r.n, r.k),
                         r.blocks.to_string(),
-                        format!("{} x{}", r.ab_text(), r.ab_per_lane),
+                        r.per_lane_text(),
                         format!("{} x{}", r.cd_type, r.cd_per_lane),
                         r.modifiers.summary(),
                     ]
                 })
                 .collect();
-            let title = format!(
-                "{}: {} dense MFMA builtins\n\n",
-                arch_title(arch),
-                rows.len()
-            );
+            let sparse = rows.iter().filter(|r| r.sparse.is_some()).count();
+            let title = if sparse == 0 {
+                format!(
+                    "{}: {} dense MFMA builtins\n\n",
+                    arch_title(arch),
+                    rows.len()
+                )
+            } else {
+                format!(
+                    "{}: {} builtins, {} dense MFMA and {sparse} structured-sparse SMFMAC\n\n",
+                    arch_title(arch),
+                    rows.len(),
+                    rows.len() - sparse
+                )
+            };
+            let note = if sparse == 0 {
+                String::new()
+            } else {
+                SPARSE_NOTE.to_string()
+            };
             title
                 + &text::table(
                     &[
@@ -207,6 +289,7 @@ pub fn run(arch: &'static Arch, format: TableFormat) -> Result<()> {
                     ],
                     &cells,
                 )
+                + &note
         }
     };
     text::emit(&out)

@@ -1,5 +1,5 @@
 //! The `mfma` command: layouts, lookups, pictures and bit-exact software
-//! execution of the AMD CDNA2 and CDNA3 dense MFMA builtins. Every
+//! execution of the AMD CDNA2 and CDNA3 MFMA builtins (CDNA3's SMFMAC too). Every
 //! per-builtin fact comes from `mfma_spec`; this crate only presents it.
 //!
 //! Errors go to stderr as `error: <message>` with exit status 2; modifier

@@ -52,8 +52,12 @@ pub fn neg_text(m: Modifiers) -> String {
 }
 
 /// The values as one phrase: `cbsz 1, abid 1, blgp 0`, or where the blgp
-/// bits are negation flags `cbsz 0, abid 0, neg [a, c]`.
+/// bits are negation flags `cbsz 0, abid 0, neg [a, c]`; SMFMAC, which has
+/// no blgp, `cbsz 0, abid 2`.
 pub fn text(b: &Builtin, m: Modifiers) -> String {
+    if b.is_sparse() {
+        return format!("cbsz {}, abid {}", m.cbsz, m.abid);
+    }
     let last = match b.blgp {
         BlgpBits::Negate => neg_text(m),
         BlgpBits::Pattern | BlgpBits::Unused => format!("blgp {}", m.blgp),
@@ -66,8 +70,12 @@ pub fn kinds(b: &Builtin) -> Vec<Modifier> {
     Modifier::ALL.into_iter().filter(|m| m.max(b) > 0).collect()
 }
 
-/// The names of the three immediates of `b`, for "(cbsz, abid, blgp)".
+/// The names of the immediates of `b`, for "(cbsz, abid, blgp)"; SMFMAC's
+/// builtin takes only `(cbsz, abid)`.
 pub fn immediates(b: &Builtin) -> &'static str {
+    if b.is_sparse() {
+        return "(cbsz, abid)";
+    }
     match b.blgp {
         BlgpBits::Negate => "(cbsz, abid, neg)",
         BlgpBits::Pattern | BlgpBits::Unused => "(cbsz, abid, blgp)",

@@ -1,11 +1,11 @@
 //! `mfma pictures`: the SVG of every builtin and operand of the chosen
-//! architectures.
+//! architectures (SMFMAC: also its index operand, `NAME-idx.svg`).
 
 use crate::error::{Error, Result};
 use crate::layout::View;
 use crate::svg;
 use crate::text;
-use mfma_spec::{Arch, Modifiers, Operand};
+use mfma_spec::{Arch, Modifiers};
 use std::path::Path;
 
 /// File name of a picture: `NAME-OPERAND.svg` for the default architecture
@@ -29,7 +29,7 @@ pub fn run(out: &Path, archs: &[&'static Arch]) -> Result<()> {
         .map_err(|e| Error::new(format!("cannot create `{shown}`: {e}")))?;
     let mut count = 0;
     for builtin in archs.iter().flat_map(|a| a.builtins) {
-        for operand in Operand::ALL {
+        for &operand in builtin.operands() {
             let v = View {
                 builtin,
                 operand,

@@ -76,11 +76,41 @@ pub fn builtin(name: &str, choice: ArchChoice) -> Result<&'static Builtin> {
     mfma_spec::lookup(&qualified).map_err(|e| Error::new(e.to_string()))
 }
 
-/// Operand `a`, `b`, `c` or `d`.
-pub fn operand(name: &str) -> Result<Operand> {
-    Operand::from_name(name).ok_or_else(|| {
-        Error::new(format!(
-            "unknown operand `{name}`: expected one of a, b, c, d"
-        ))
-    })
+/// Operand `a`, `b`, `c` or `d` of builtin `b`, or `idx` where `b` is an
+/// SMFMAC (the only builtins with an index operand).
+pub fn operand(name: &str, b: &Builtin) -> Result<Operand> {
+    let known: Vec<&str> = b.operands().iter().map(|o| o.name()).collect();
+    match Operand::from_name(name) {
+        Some(op) if b.operands().contains(&op) => Ok(op),
+        Some(Operand::Idx) => {
+            let arch = mfma_spec::arch_of(b);
+            let first = |a: &'static mfma_spec::Arch| a.builtins.iter().find(|x| x.is_sparse());
+            let hint = match first(arch) {
+                Some(x) => format!(
+                    "; {}'s SMFMAC builtins (`{}`, ...) have one",
+                    arch.title,
+                    x.path()
+                ),
+                None => match mfma_spec::ARCHS.iter().find_map(|a| first(a)) {
+                    Some(x) => format!(
+                        "; {} has no SMFMAC builtin ({}'s `{}` is one)",
+                        arch.title,
+                        mfma_spec::arch_of(x).title,
+                        x.path()
+                    ),
+                    None => String::new(),
+                },
+            };
+            Err(Error::new(format!(
+                "operand idx is the index register of a structured-sparse SMFMAC builtin, and {} \
+                 is a dense MFMA builtin: its operands are {}{hint}",
+                b.path(),
+                known.join(", ")
+            )))
+        }
+        _ => Err(Error::new(format!(
+            "unknown operand `{name}`: expected one of {}",
+            known.join(", ")
+        ))),
+    }
 }

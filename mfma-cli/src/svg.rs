@@ -4,6 +4,10 @@
 //!
 //! Hand-written SVG: the picture is a few hundred rectangles and labels, and
 //! the output must be byte-for-byte reproducible (docs/ keeps some).
+//!
+//! SMFMAC: A is drawn as its compressed `M x K/2` (columns kc, a label over
+//! each pair naming the group's logical k), the index operand as one i x g
+//! grid per index set, each saying whether the modifiers make it read.
 
 use crate::layout::View;
 use mfma_spec::{Coord, Dest};
@@ -17,6 +21,7 @@ const GAP: usize = 24;
 const LANES: usize = mfma_spec::WAVE;
 const RULER_LEFT: usize = 44;
 const RULER_CELL: usize = 10;
+const GROUP_ROW: usize = 14;
 
 const STYLE: &str = ".g0{fill:#8fcfc9}.g1{fill:#d6d6d6}\
 rect.c{stroke:#ffffff;stroke-width:1}\
@@ -49,12 +54,18 @@ pub fn render(v: &View) -> String {
     let l = v.layout();
     let b = v.builtin;
     let op = v.operand;
-    let [blk_name, row_name, col_name] = op.axis_names();
+    let [blk_name, row_name, col_name] = l.axis_names();
     let group = lane_group(v);
     let per_row = (LANES / l.cols).clamp(1, l.blocks);
     let grid_rows = l.blocks.div_ceil(per_row);
     let block_w = ROW_LABEL + l.cols * CELL;
-    let block_h = BLOCK_HEAD + l.rows * CELL;
+    // An SMFMAC's A has a row of group labels above its column numbers.
+    let block_head = if v.sparse_a() {
+        BLOCK_HEAD + GROUP_ROW
+    } else {
+        BLOCK_HEAD
+    };
+    let block_h = block_head + l.rows * CELL;
     let grid_w = per_row * block_w + (per_row - 1) * GAP;
     let grid_h = grid_rows * block_h + (grid_rows - 1) * GAP;
 
@@ -74,17 +85,45 @@ pub fn render(v: &View) -> String {
     } else {
         "item t of a lane = its t-th element"
     };
+    let what = if v.is_idx() {
+        format!(
+            "{} index sets of {}x{} 4-bit fields",
+            l.blocks, l.rows, l.cols
+        )
+    } else if v.sparse_a() {
+        format!(
+            "{} block(s) of {}x{} {} stored (compressed from {}x{})",
+            l.blocks,
+            l.rows,
+            l.cols,
+            elem.name(),
+            b.m,
+            b.k
+        )
+    } else {
+        format!(
+            "{} block(s) of {}x{} {}",
+            l.blocks,
+            l.rows,
+            l.cols,
+            elem.name()
+        )
+    };
+    let item_word = if v.is_idx() {
+        "item t = bits 4t+3:4t"
+    } else {
+        item_word
+    };
     let mut lines = vec![format!(
-        "{} block(s) of {}x{} {}; {} item(s) per lane in {} VGPR(s) ({item_word}). \
-         Cell: item (large), lane (small).",
-        l.blocks,
-        l.rows,
-        l.cols,
-        elem.name(),
+        "{what}; {} item(s) per lane in {} VGPR(s) ({item_word}). Cell: item (large), lane \
+         (small).",
         l.items,
         b.vgprs(op)
     )];
-    if v.routed() {
+    lines.extend(v.sparse_words());
+    if v.routed() && b.is_sparse() {
+        lines.extend(v.modifier_words());
+    } else if v.routed() {
         lines.push(format!(
             "With {}: each cell shows the slot the hardware reads for that element.",
             v.modifier_text()
@@ -132,12 +171,37 @@ pub fn render(v: &View) -> String {
         let bx = MARGIN + (blk % per_row) * (block_w + GAP);
         let by = y + (blk / per_row) * (block_h + GAP);
         let gx = bx + ROW_LABEL;
-        let gy = by + BLOCK_HEAD;
+        let gy = by + block_head;
+        let label = if v.is_idx() {
+            let s = b.sparse.expect("an SMFMAC").set_bits() as usize;
+            let read = if v.index_set() == Some(blk) {
+                "read"
+            } else {
+                "not read"
+            };
+            format!("set {blk}: bits {}:{}, {read}", s * (blk + 1) - 1, s * blk)
+        } else {
+            format!("block {blk}")
+        };
         let _ = writeln!(
             body,
-            r#"<text class="b" x="{bx}" y="{}">block {blk}</text>"#,
-            by + 12
+            r#"<text class="b" x="{bx}" y="{}">{}</text>"#,
+            by + 12,
+            esc(&label)
         );
+        if v.sparse_a() {
+            // Compressed columns 2g, 2g+1 hold group g: logical k 4g..=4g+3.
+            for g in 0..l.cols / 2 {
+                let _ = writeln!(
+                    body,
+                    r#"<text class="h m" x="{}" y="{}">g{g}: k {}-{}</text>"#,
+                    gx + 2 * g * CELL + CELL,
+                    gy - 18,
+                    4 * g,
+                    4 * g + 3
+                );
+            }
+        }
         let _ = writeln!(
             body,
             r#"<text class="h e" x="{}" y="{}">{row_name}\{col_name}</text>"#,
@@ -162,7 +226,7 @@ pub fn render(v: &View) -> String {
             );
             for c in 0..l.cols {
                 let cx = gx + c * CELL;
-                let s = v.source(Coord::new(blk, r, c));
+                let s = v.cell(Coord::new(blk, r, c));
                 let _ = writeln!(
                     body,
                     r#"<g class="cell"><title>{blk_name} {blk}, {row_name} {r}, {col_name} {c}: lane {}, item {}</title><rect class="c g{}" x="{cx}" y="{cy}" width="{CELL}" height="{CELL}"/><text class="i" x="{}" y="{}">{}</text><text class="l" x="{}" y="{}">{}</text></g>"#,

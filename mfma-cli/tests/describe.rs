@@ -13,14 +13,16 @@ fn bits(t: &str) -> usize {
         "f32" | "xf32" | "i32" => 32,
         "f16" | "bf16" => 16,
         "i8" | "fp8" | "bf8" => 8,
+        "idx" => 4,
         _ => panic!("type {t}"),
     }
 }
 
 /// `<out>_<M>x<N>x<K><in>[_1k]`, the naming convention of the seed, and
-/// CDNA3's `<out>_<M>x<N>x<K>_<A>[_<B>]` (B's type is A's unless named):
-/// (out, M, N, K, A type, B type).
+/// CDNA3's `[smfmac_]<out>_<M>x<N>x<K>_<A>[_<B>]` (B's type is A's unless
+/// named): (out, M, N, K, A type, B type).
 fn parse_name(name: &str) -> (String, usize, usize, usize, String, String) {
+    let name = name.strip_prefix("smfmac_").unwrap_or(name);
     let (out, rest) = name.split_once('_').unwrap();
     let rest = rest.trim_end_matches("_1k");
     let mut dims = rest.splitn(3, 'x');
@@ -36,7 +38,7 @@ fn parse_name(name: &str) -> (String, usize, usize, usize, String, String) {
 
 #[test]
 fn list_agrees_with_names_and_lane_counts() {
-    for (arch, count) in ARCHS.into_iter().zip([27, 32]) {
+    for (arch, count) in ARCHS.into_iter().zip([27, 46]) {
         let all = common::shapes_of(arch);
         assert_eq!(all.len(), count, "{arch}");
         let mut names: Vec<&str> = all.iter().map(|s| s.name.as_str()).collect();
@@ -48,9 +50,13 @@ fn list_agrees_with_names_and_lane_counts() {
             let (out, m, n, k, a, b) = parse_name(&s.name);
             assert_eq!((m, n, k), (s.m, s.n, s.k), "{}", s.id());
             assert_eq!([&out, &a, &b], [&s.cd, &s.a, &s.b], "{}", s.id());
-            // 64 lanes hold every element of every block exactly once (reference 2).
-            assert_eq!(64 * s.ab_per_lane, s.blocks * s.m * s.k, "{} A", s.id());
+            // 64 lanes hold every element of every block exactly once
+            // (reference 2); an SMFMAC's A stores K/2 of each row (CDNA3 2.1).
+            let a_cols = if s.sparse() { s.k / 2 } else { s.k };
+            assert_eq!(64 * s.a_per_lane, s.blocks * s.m * a_cols, "{} A", s.id());
+            assert_eq!(64 * s.b_per_lane, s.blocks * s.k * s.n, "{} B", s.id());
             assert_eq!(64 * s.cd_per_lane, s.blocks * s.m * s.n, "{} C", s.id());
+            assert_eq!(s.sparse_json.is_null(), !s.sparse(), "{}", s.id());
         }
     }
 }
@@ -129,6 +135,7 @@ fn list_table_states_the_modifiers_in_words() {
                 common::neg_max(&s),
             );
             let want = match (cbsz, blgp, neg) {
+                _ if s.sparse() => format!("cbsz 0..=3, abid 0..={} (the index set)", s.sets() - 1),
                 (0, 0, 0) => "none".to_string(),
                 (0, 7, 0) => "blgp 0..=7".to_string(),
                 (0, 0, 7) => "neg [a, b, c] (any subset)".to_string(),
@@ -144,10 +151,12 @@ fn list_table_states_the_modifiers_in_words() {
             } else {
                 format!("{},{}", s.a, s.b)
             };
-            assert!(
-                line.contains(&format!("  {ab} x{}  ", s.ab_per_lane)),
-                "{line}"
-            );
+            let per_lane = if s.a_per_lane == s.b_per_lane {
+                format!("x{}", s.a_per_lane)
+            } else {
+                format!("x{},x{}", s.a_per_lane, s.b_per_lane)
+            };
+            assert!(line.contains(&format!("  {ab} {per_lane}  ")), "{line}");
         }
     }
 }
@@ -180,13 +189,15 @@ fn info_derived_figures() {
         let v = info(&s);
         assert_eq!(v["name"], s.name.as_str());
         assert_eq!(v["arch"], s.arch.as_str());
+        // SMFMAC names carry their own `smfmac_` (CDNA3 reference 1).
+        let family = if s.sparse() { "" } else { "mfma_" };
         assert_eq!(
             v["hip_builtin"],
-            format!("__builtin_amdgcn_mfma_{}", s.name)
+            format!("__builtin_amdgcn_{family}{}", s.name)
         );
         assert_eq!(
             v["llvm_intrinsic"],
-            format!("llvm.amdgcn.mfma.{}", s.name.replace('_', "."))
+            format!("llvm.amdgcn.{family}{}", s.name).replace('_', ".")
         );
         let ops = 2 * s.m * s.n * s.k * s.blocks;
         assert_eq!(v["ops"], ops, "{}", s.id());
@@ -199,12 +210,19 @@ fn info_derived_figures() {
         assert_eq!(v["valu_coexec_published"], !s.cdna3(), "{}", s.id());
         let targets = if s.cdna3() { "gfx942" } else { "gfx90a" };
         assert_eq!(v["targets"], Value::from(vec![targets]), "{}", s.id());
-        for (op, per, t) in [
-            ("a", s.ab_per_lane, &s.a),
-            ("b", s.ab_per_lane, &s.b),
-            ("c", s.cd_per_lane, &s.cd),
-            ("d", s.cd_per_lane, &s.cd),
-        ] {
+        let mut operands = vec![
+            ("a", s.a_per_lane, s.a.as_str()),
+            ("b", s.b_per_lane, s.b.as_str()),
+            ("c", s.cd_per_lane, s.cd.as_str()),
+            ("d", s.cd_per_lane, s.cd.as_str()),
+        ];
+        // The index: 8 fields of 4 bits, one VGPR (CDNA3 2.2).
+        if s.sparse() {
+            operands.push(("idx", 8, "idx"));
+        } else {
+            assert!(v["layouts"].get("idx").is_none(), "{}", s.id());
+        }
+        for (op, per, t) in operands {
             assert_eq!(
                 v["vgprs"][op],
                 (per * bits(t)).div_ceil(32),
@@ -218,7 +236,7 @@ fn info_derived_figures() {
             continue; // ISA names and C types: cdna3_facts.rs, from the reference table.
         }
         assert_eq!(v["isa"], format!("v_mfma_{}", s.name));
-        let ab = alias(&s.a, s.ab_per_lane);
+        let ab = alias(&s.a, s.a_per_lane);
         let cd = alias(&s.cd, s.cd_per_lane);
         assert_eq!(
             v["c_signature"],
@@ -251,11 +269,21 @@ fn info_layout_formulas_evaluate_to_reference_2() {
     // The printed formulas are plain integer arithmetic; evaluate them at every element.
     for s in all_shapes() {
         let v = info(&s);
-        for op in ['a', 'b', 'c'] {
-            let l = &v["layouts"][op.to_string()];
+        for op in s.operands().into_iter().filter(|&o| o != 'd') {
+            let l = &v["layouts"][common::op_name(op)];
             let names: Vec<&str> = strings(&l["coords"]);
+            // An SMFMAC's A is indexed by its compressed column, its index by set.
+            let want = match op {
+                'a' if s.sparse() => ["block", "i", "kc"],
+                'a' => ["block", "i", "k"],
+                'b' => ["block", "k", "j"],
+                'x' => ["set", "i", "g"],
+                _ => ["block", "i", "j"],
+            };
+            assert_eq!(names, want, "{} {op}", s.id());
+            let block = if op == 'x' { "set" } else { "b" };
             for e in s.elements(op) {
-                let vars = [("b", e[0]), (names[1], e[1]), (names[2], e[2])];
+                let vars = [(block, e[0]), (names[1], e[1]), (names[2], e[2])];
                 let lane = eval(l["lane"].as_str().unwrap(), &vars);
                 let item = eval(l["item"].as_str().unwrap(), &vars);
                 assert_eq!((lane, item), s.slot(op, e), "{} {op} {e:?}", s.id());
@@ -361,6 +389,15 @@ fn names_are_accepted_in_every_spelling() {
         assert_eq!(ok(args), cdna3, "{args:?}");
     }
     assert_ne!(ok(&["info", "f32_32x32x1f32"]), cdna3, "bare means CDNA2");
+    // SMFMAC: the HIP builtin has no `mfma_`, the mnemonic is `v_smfmac_...`.
+    let sparse = ok(&["info", "cdna3::smfmac_f32_16x16x32_f16"]);
+    for args in [
+        &["info", "cdna3::__builtin_amdgcn_smfmac_f32_16x16x32_f16"][..],
+        &["info", "v_smfmac_f32_16x16x32_f16", "--arch", "cdna3"],
+        &["info", "smfmac_f32_16x16x32_f16", "--arch", "cdna3"],
+    ] {
+        assert_eq!(ok(args), sparse, "{args:?}");
+    }
 }
 
 #[test]
@@ -380,6 +417,14 @@ fn snapshots_of_list_and_info() {
     snapshot(
         "info-cdna3-f64_16x16x4f64.txt",
         &ok(&["info", "cdna3::f64_16x16x4f64"]),
+    );
+    snapshot(
+        "info-cdna3-smfmac_f32_16x16x32_f16.txt",
+        &ok(&["info", "cdna3::smfmac_f32_16x16x32_f16"]),
+    );
+    snapshot(
+        "info-cdna3-smfmac_i32_32x32x32_i8.txt",
+        &ok(&["info", "cdna3::smfmac_i32_32x32x32_i8"]),
     );
 }
 

@@ -339,20 +339,31 @@ fn neg_names_only_input_operands() {
 fn one_past_every_legal_range_is_rejected() {
     // Reference 3 (CDNA2) and CDNA3 3.1-3.3: cbsz <= log2(blocks) on
     // multi-block non-f64 builtins, abid < 2^cbsz, blgp as common::blgp_max,
-    // neg (a mask) only on CDNA3's f64.
+    // neg (a mask) only on CDNA3's f64. CDNA3 3.4: SMFMAC cbsz <= 3, abid
+    // below the number of index sets whatever cbsz is, no blgp, no neg.
     for s in all_shapes() {
         let broadcast = s.a != "f64" && s.blocks > 1;
-        let cbsz_max = if broadcast {
+        let cbsz_max = if s.sparse() {
+            3
+        } else if broadcast {
             s.blocks.trailing_zeros() as i64
         } else {
             0
         };
         let blgp_max = common::blgp_max(&s) as i64;
+        let abid_past = if s.sparse() {
+            s.sets() as i64
+        } else {
+            1 << cbsz_max
+        };
         let mut cases = vec![
             [cbsz_max + 1, 0, 0, 0],
-            [cbsz_max, 1 << cbsz_max, 0, 0],
+            [cbsz_max, abid_past, 0, 0],
             [0, 0, blgp_max + 1, 0],
         ];
+        if s.sparse() {
+            cases.push([0, abid_past, 0, 0]);
+        }
         // The mask cannot go past 7 from the command line; one past "none" can.
         if common::neg_max(&s) == 0 {
             cases.push([0, 0, 0, 1]);

@@ -1,17 +1,19 @@
 //! `mfma layout --format json` against an independent statement of the
 //! reference layouts (2.1, 2.2) and modifier routing (3.1, 3.2), for every
-//! architecture: CDNA3 uses CDNA2's formulas (CDNA3 reference 2, 3.1-3.3).
+//! architecture: CDNA3 uses CDNA2's formulas (CDNA3 reference 2, 3.1-3.3);
+//! SMFMAC's A and index as CDNA3 2.1, 2.2 and 3.4 say (more in `sparse.rs`).
 
 mod common;
 
 use common::{
-    a_source, all_shapes, b_source, blgp_max, broadcast_pairs, json, lanes, shape, Elem, Shape,
+    a_source, all_shapes, b_source, blgp_max, broadcast_pairs, candidates, index_set, json, lanes,
+    op_name, shape, Elem, Shape,
 };
 use serde_json::Value;
 
 /// `layout` of a builtin by the name users write (`cdna3::` for CDNA3).
 fn layout(s: &Shape, op: char, extra: &[&str]) -> Value {
-    let op = op.to_string();
+    let op = op_name(op);
     let id = s.id();
     let mut args = vec!["layout", &id, "--operand", &op, "--format", "json"];
     args.extend_from_slice(extra);
@@ -28,13 +30,22 @@ fn check_header_neg(doc: &Value, s: &Shape, op: char, m: [usize; 3], neg: &[&str
     let mut want = vec![
         "abid", "arch", "blgp", "builtin", "cbsz", "coords", "lanes", "neg", "operand",
     ];
+    // SMFMAC: the index set read; A's compressed elements; the index fields.
+    if s.sparse() {
+        want.push("index_set");
+        match op {
+            'a' => want.extend(["stored", "stored_coords"]),
+            'x' => want.push("fields"),
+            _ => {}
+        }
+    }
     want.sort_unstable();
     let mut got = keys.clone();
     got.sort_unstable();
     assert_eq!(got, want, "{} {op}: fields", s.id());
     assert_eq!(doc["builtin"], s.name.as_str());
     assert_eq!(doc["arch"], s.arch.as_str());
-    assert_eq!(doc["operand"], op.to_string().as_str());
+    assert_eq!(doc["operand"], op_name(op).as_str());
     assert_eq!(
         [&doc["cbsz"], &doc["abid"], &doc["blgp"]],
         m.map(Value::from).each_ref()
@@ -43,24 +54,40 @@ fn check_header_neg(doc: &Value, s: &Shape, op: char, m: [usize; 3], neg: &[&str
     let coords = match op {
         'a' => ["block", "i", "k"],
         'b' => ["block", "k", "j"],
+        'x' => ["set", "i", "g"],
         _ => ["block", "i", "j"],
     };
     assert_eq!(doc["coords"], Value::from(coords.to_vec()));
+    if s.sparse() {
+        assert_eq!(doc["index_set"], index_set(m[0], m[1]), "{}", s.id());
+    }
+}
+
+/// What slot of element `e` of the register layout feeds with modifiers
+/// zero: the element itself; an SMFMAC's compressed A value may be any of
+/// the 4 logical k of its group (CDNA3 2.1); an index field is read only
+/// in set 0 (3.4).
+fn plain_feeds(s: &Shape, op: char, e: Elem) -> Vec<Elem> {
+    match op {
+        'a' if s.sparse() => candidates(e[2]).into_iter().map(|k| [0, e[1], k]).collect(),
+        'x' if e[0] != 0 => vec![],
+        _ => vec![e],
+    }
 }
 
 #[test]
 fn every_builtin_and_operand_matches_reference_2() {
     let all = all_shapes();
-    assert_eq!(all.len(), 27 + 32);
+    assert_eq!(all.len(), 27 + 46);
     for s in &all {
-        for op in ['a', 'b', 'c', 'd'] {
+        for op in s.operands() {
             let doc = layout(s, op, &[]);
             check_header(&doc, s, op, [0, 0, 0]);
             let got = lanes(&doc);
             let want: Vec<Vec<Vec<Elem>>> = s
                 .slots(op)
                 .into_iter()
-                .map(|lane| lane.into_iter().map(|e| vec![e]).collect())
+                .map(|lane| lane.into_iter().map(|e| plain_feeds(s, op, e)).collect())
                 .collect();
             assert_eq!(got.len(), 64, "{} {op}", s.id());
             assert!(
@@ -76,7 +103,8 @@ fn every_builtin_and_operand_matches_reference_2() {
 #[test]
 fn broadcast_routes_a_blocks_as_reference_3_1() {
     let mut checked = [0, 0];
-    for s in all_shapes() {
+    // SMFMAC's cbsz/abid broadcast nothing (CDNA3 3.4): `sparse.rs`.
+    for s in all_shapes().into_iter().filter(|s| !s.sparse()) {
         let slots = s.slots('a');
         for (cbsz, abid) in broadcast_pairs(&s) {
             let (c, a) = (cbsz.to_string(), abid.to_string());
@@ -117,7 +145,7 @@ fn blgp_routes_b_lanes_as_reference_3_2() {
             // Slot (L, t) feeds the element of every slot (L', t) that reads lane L.
             let want: Vec<Vec<Vec<Elem>>> = (0..64)
                 .map(|lane| {
-                    (0..s.ab_per_lane)
+                    (0..s.b_per_lane)
                         .map(|item| {
                             (0..64)
                                 .filter(|&reader| b_source(g, reader) == lane)
@@ -162,12 +190,13 @@ fn modifiers_route_only_their_own_operand() {
         let g = blgp_max(&s).min(3);
         let m = [cbsz, abid, g].map(|v| v.to_string());
         let args = ["--cbsz", &m[0], "--abid", &m[1], "--blgp", &m[2]];
-        for op in ['a', 'b', 'c', 'd'] {
+        for op in s.operands() {
             let both = layout(&s, op, &args);
             check_header(&both, &s, op, [cbsz, abid, g]);
-            // A depends on cbsz/abid only, B on blgp only, C and D on nothing.
+            // A (and SMFMAC's index) depends on cbsz/abid only, B on blgp
+            // only, C and D on nothing.
             let alone: &[&str] = match op {
-                'a' => &args[..4],
+                'a' | 'x' => &args[..4],
                 'b' => &args[4..],
                 _ => &[],
             };

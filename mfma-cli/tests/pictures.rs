@@ -25,13 +25,20 @@ fn cells(svg: &str, s: &Shape, op: char) -> BTreeMap<Elem, (usize, usize)> {
         .and_then(|n| n.text())
         .unwrap();
     assert!(
-        title.starts_with(&format!("{}: operand {}", s.id(), op.to_ascii_uppercase())),
+        title.starts_with(&format!(
+            "{}: operand {}",
+            s.id(),
+            common::op_name(op).to_uppercase()
+        )),
         "{title}"
     );
+    // An SMFMAC's A is drawn compressed (kc), its index one grid per set.
     let axes = match op {
-        'a' => ("i", "k"),
-        'b' => ("k", "j"),
-        _ => ("i", "j"),
+        'a' if s.sparse() => ("block", "i", "kc"),
+        'a' => ("block", "i", "k"),
+        'b' => ("block", "k", "j"),
+        'x' => ("set", "i", "g"),
+        _ => ("block", "i", "j"),
     };
     let mut out = BTreeMap::new();
     for g in root
@@ -54,8 +61,8 @@ fn cells(svg: &str, s: &Shape, op: char) -> BTreeMap<Elem, (usize, usize)> {
             .map(|w| w.parse().unwrap())
             .collect();
         let want_title = format!(
-            "block {}, {} {}, {} {}: lane {}, item {}",
-            nums[0], axes.0, nums[1], axes.1, nums[2], nums[3], nums[4]
+            "{} {}, {} {}, {} {}: lane {}, item {}",
+            axes.0, nums[0], axes.1, nums[1], axes.2, nums[2], nums[3], nums[4]
         );
         assert_eq!(title, want_title, "{} {op}", s.name);
         assert_eq!(
@@ -85,16 +92,22 @@ fn cells(svg: &str, s: &Shape, op: char) -> BTreeMap<Elem, (usize, usize)> {
 }
 
 /// Runs `mfma pictures` (every architecture: 4 pictures for each of the
-/// 27 + 32 builtins) into a directory of its own (tests run in parallel).
+/// 27 + 32 dense builtins, 5 for each of the 14 SMFMAC) into a directory of
+/// its own (tests run in parallel).
 fn pictures_dir(test: &str) -> PathBuf {
     let dir = scratch(&format!("pictures-{test}"));
     let said = ok(&["pictures", "--out", dir.to_str().unwrap()]);
-    assert_eq!(said, format!("wrote 236 pictures to {}\n", dir.display()));
+    assert_eq!(
+        said,
+        format!("wrote {} pictures to {}\n", 4 * 59 + 5 * 14, dir.display())
+    );
     dir
 }
 
-/// `NAME-OPERAND.svg` for CDNA2, whose names are bare; `cdna3-NAME-OPERAND.svg`.
+/// `NAME-OPERAND.svg` for CDNA2, whose names are bare; `cdna3-NAME-OPERAND.svg`
+/// (OPERAND `idx` for SMFMAC's index).
 fn file_name(s: &Shape, op: char) -> String {
+    let op = common::op_name(op);
     if s.cdna3() {
         format!("cdna3-{}-{op}.svg", s.name)
     } else {
@@ -107,7 +120,9 @@ fn every_picture_shows_reference_2_slots() {
     let dir = pictures_dir("every");
     let mut files = std::fs::read_dir(&dir).unwrap().count();
     for s in all_shapes() {
-        for op in ['a', 'b', 'c', 'd'] {
+        // Each cell is its element's slot: for an SMFMAC's A the compressed
+        // element's, for its index every set's own field (CDNA3 2.1, 2.2).
+        for op in s.operands() {
             let path = dir.join(file_name(&s, op));
             let svg = std::fs::read_to_string(&path).unwrap();
             for (e, slot) in cells(&svg, &s, op) {
@@ -123,7 +138,7 @@ fn every_picture_shows_reference_2_slots() {
 #[test]
 fn pictures_of_one_architecture() {
     let all = pictures_dir("arch-all");
-    for (arch, count) in [("cdna2", 108), ("cdna3", 128)] {
+    for (arch, count) in [("cdna2", 4 * 27), ("cdna3", 4 * 32 + 5 * 14)] {
         let dir = scratch(&format!("pictures-arch-{arch}"));
         let said = ok(&["pictures", "--arch", arch, "--out", dir.to_str().unwrap()]);
         assert_eq!(
@@ -132,7 +147,7 @@ fn pictures_of_one_architecture() {
         );
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), count);
         for s in shapes_of(arch) {
-            for op in ['a', 'b', 'c', 'd'] {
+            for op in s.operands() {
                 let name = file_name(&s, op);
                 let one = std::fs::read(dir.join(&name)).unwrap();
                 assert!(one == std::fs::read(all.join(&name)).unwrap(), "{name}");
@@ -154,6 +169,16 @@ fn layout_svg_is_the_picture() {
             "cdna3-f32_32x32x16_bf8_fp8-b.svg",
         ),
         ("cdna3::f64_4x4x4f64", "d", "cdna3-f64_4x4x4f64-d.svg"),
+        (
+            "cdna3::smfmac_i32_16x16x64_i8",
+            "idx",
+            "cdna3-smfmac_i32_16x16x64_i8-idx.svg",
+        ),
+        (
+            "cdna3::smfmac_f32_32x32x16_bf16",
+            "a",
+            "cdna3-smfmac_f32_32x32x16_bf16-a.svg",
+        ),
     ] {
         let file = std::fs::read_to_string(dir.join(file)).unwrap();
         assert_eq!(
@@ -237,6 +262,8 @@ fn docs_pictures_are_up_to_date() {
         "f64_16x16x4f64-c.svg",
         "f64_4x4x4f64-c.svg",
         "cdna3-f32_32x32x16_fp8_fp8-a.svg",
+        "cdna3-smfmac_f32_16x16x32_f16-a.svg",
+        "cdna3-smfmac_f32_16x16x32_f16-idx.svg",
     ] {
         assert!(kept.iter().any(|k| k == want), "docs/{want} is missing");
     }

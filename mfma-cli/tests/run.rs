@@ -473,3 +473,228 @@ fn hex_widths_follow_the_element_types() {
         "error: vector `w`: `B`[1] = \"3f80\": expected a 2-digit hex bit pattern of bf8\n"
     );
 }
+
+/// The SMFMAC vectors (CDNA3, schema of `cdna3-smfmac.json`): all of them;
+/// a missing file fails the test.
+fn smfmac_data() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/vectors/cdna3-smfmac.json")
+}
+
+/// Every SMFMAC vector: compressed A and IDX in, D bit for bit out (NaN by
+/// class). These D rest on the file's stated ASSUMPTION (two chained dense
+/// instructions of half the K), which `info` repeats.
+#[test]
+fn every_smfmac_vector_reproduces_d_bit_for_bit() {
+    let path = smfmac_data();
+    let all = vectors_of(&path);
+    assert_eq!(all.len(), 112);
+    let (covered, _) = reproduce(&path);
+    assert_eq!(covered, 14, "the file covers every SMFMAC builtin");
+    // Each vector states the compressed shape: A and IDX are M x K/2.
+    for v in &all {
+        let (m, k) = (v["M"].as_u64().unwrap(), v["K"].as_u64().unwrap());
+        assert_eq!(v["A"].as_array().unwrap().len() as u64, m * k / 2);
+        assert_eq!(v["IDX"].as_array().unwrap().len() as u64, m * k / 2);
+    }
+}
+
+/// One SMFMAC vector of `name`, with the file's `arch`.
+fn smfmac_vector(name: &str) -> Value {
+    vectors_of(&smfmac_data())
+        .into_iter()
+        .find(|v| v["instruction"] == name)
+        .unwrap()
+}
+
+fn run_one(test: &str, v: &Value) -> Value {
+    let dir = scratch(&format!("run-{test}"));
+    let path = dir.join("in.json");
+    std::fs::write(&path, json!({"arch": "cdna3", "vectors": [v]}).to_string()).unwrap();
+    let out: Value =
+        serde_json::from_str(&ok(&["run", "--input", path.to_str().unwrap()])).unwrap();
+    out["results"][0]["D"].clone()
+}
+
+/// cbsz/abid pick which index set the instruction reads (CDNA3 3.4); IDX
+/// fills every set, so every legal pair runs and gives the vector's D.
+/// Illegal pairs are refused with the spec's message before anything runs.
+#[test]
+fn smfmac_modifiers_are_checked_then_run() {
+    for (name, sets) in [
+        ("smfmac_f32_32x32x16_bf16", 4),
+        ("smfmac_f32_16x16x64_fp8_bf8", 2),
+    ] {
+        let v = smfmac_vector(name);
+        for cbsz in 0..=3 {
+            for abid in 0..sets {
+                let mut w = v.clone();
+                w["cbsz"] = json!(cbsz);
+                w["abid"] = json!(abid);
+                let d = run_one(&format!("mods-{name}-{cbsz}-{abid}"), &w);
+                let same = d
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .zip(v["D"].as_array().unwrap())
+                    .all(|(g, w)| same_bits(w.as_str().unwrap(), g.as_str().unwrap()));
+                assert!(same, "{name} cbsz {cbsz} abid {abid}");
+            }
+        }
+        let id = v["id"].as_str().unwrap();
+        for (field, value, msg) in [
+            (
+                "abid",
+                json!(sets),
+                format!(
+                    "abid must be in 0..={} for cdna3::{name} (got {sets}): it picks one of the \
+                     {sets} index sets of the index register ({} bits each), whatever cbsz is",
+                    sets - 1,
+                    32 / sets
+                ),
+            ),
+            (
+                "cbsz",
+                json!(4),
+                format!(
+                    "cbsz must be in 0..=3 for cdna3::{name} (got 4): on SMFMAC cbsz 0 lets abid \
+                     pick the index set and 1..=3 use set 0; larger values are undefined"
+                ),
+            ),
+            ("cbsz", json!("1"), "`cbsz` is \"1\", not an integer".into()),
+        ] {
+            let mut w = v.clone();
+            w[field] = value;
+            let doc = json!({"arch": "cdna3", "vectors": [w]}).to_string();
+            assert_eq!(
+                run_fails(&format!("mods-bad-{name}-{field}"), &doc),
+                format!("error: vector `{id}`: {msg}\n")
+            );
+        }
+    }
+}
+
+/// A dense vector given an SMFMAC name, an SMFMAC vector given a dense
+/// name, and bad IDX: each error says what the schema wants.
+#[test]
+fn smfmac_input_errors_say_why() {
+    let v = smfmac_vector("smfmac_f32_16x16x32_f16");
+    let id = v["id"].as_str().unwrap().to_string();
+    let doc = |v: Value| json!({"arch": "cdna3", "vectors": [v]}).to_string();
+    let with = |field: &str, value: Value| {
+        let mut w = v.clone();
+        w[field] = value;
+        w
+    };
+    let mut no_idx = v.clone();
+    no_idx.as_object_mut().unwrap().remove("IDX");
+    let mut idx = v["IDX"].as_array().unwrap().clone();
+    let mut same = idx.clone();
+    same[1] = same[0].clone();
+    idx[5] = json!(4);
+    let mut dense = with("instruction", json!("f32_16x16x16f16"));
+    dense["K"] = json!(16);
+    for (test, input, msg) in [
+        (
+            "no-idx",
+            no_idx,
+            "missing list field `IDX`: cdna3::smfmac_f32_16x16x32_f16 is a structured-sparse \
+             SMFMAC builtin, so its vector gives A compressed (M*K/2 = 256 values) and IDX, the \
+             position (0..=3) of each in its group of 4 k (the schema of cdna3-smfmac.json)"
+                .to_string(),
+        ),
+        (
+            "idx-on-dense",
+            dense,
+            "`IDX` is given but cdna3::f32_16x16x16f16 is a dense MFMA builtin: only the \
+             structured-sparse SMFMAC builtins (`smfmac_...`) take an index, and a dense A is \
+             all M*K values"
+                .to_string(),
+        ),
+        (
+            "idx-range",
+            with("IDX", Value::from(idx)),
+            "`IDX`[5] = 4: expected a position 0..=3 in the group of 4 k".to_string(),
+        ),
+        (
+            "idx-same",
+            with("IDX", Value::from(same.clone())),
+            format!(
+                "`IDX`: both values stored for row 0, group 0 of the A of \
+                 cdna3::smfmac_f32_16x16x32_f16 have position {}: they must lie at two \
+                 different k of the group",
+                same[0]
+            ),
+        ),
+        (
+            "idx-len",
+            with("IDX", Value::from(vec![json!(0); 512])),
+            "`IDX` has 512 elements but needs M*K/2 = 256 (one position per stored A value)"
+                .to_string(),
+        ),
+        (
+            "a-len",
+            with("A", Value::from(vec![json!("0000"); 512])),
+            "`A` has 512 elements but needs M*K/2 (A is compressed) = 256".to_string(),
+        ),
+    ] {
+        assert_eq!(
+            run_fails(&format!("smfmac-{test}"), &doc(input)),
+            format!("error: vector `{id}`: {msg}\n"),
+            "{test}"
+        );
+    }
+}
+
+/// A sparse A of ones at the positions IDX names times B = I gives D = the
+/// decompressed A (one row of I per logical k), whatever the positions.
+#[test]
+fn smfmac_identity_b_decompresses_a() {
+    for (name, one, one_out, [m, n, k]) in [
+        ("smfmac_f32_16x16x32_f16", "3c00", "3f800000", [16, 16, 32]),
+        ("smfmac_i32_16x16x64_i8", "01", "00000001", [16, 16, 64]),
+        (
+            "smfmac_f32_32x32x32_bf8_fp8",
+            "40",
+            "3f800000",
+            [32, 32, 32],
+        ),
+    ] {
+        let zero = "0".repeat(one.len());
+        let zero_out = "0".repeat(one_out.len());
+        let kc = k / 2;
+        // Row i stores ones at positions (p, q) of every group: a pair
+        // chosen by (i + g) among the 6 ordered pairs.
+        let pairs = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)];
+        let pos = |i: usize, c: usize| {
+            let (p, q) = pairs[(i + c / 2) % 6];
+            if c.is_multiple_of(2) {
+                p
+            } else {
+                q
+            }
+        };
+        let a: Vec<&str> = (0..m * kc).map(|_| one).collect();
+        let idx: Vec<usize> = (0..m * kc).map(|x| pos(x / kc, x % kc)).collect();
+        let b: Vec<String> = (0..k * n)
+            .map(|x| {
+                if x / n == x % n {
+                    one.into()
+                } else {
+                    zero.clone()
+                }
+            })
+            .collect();
+        let c = vec![zero_out.clone(); m * n];
+        let v = json!({"id": "identity", "instruction": name, "A": a, "IDX": idx, "B": b, "C": c});
+        let d = run_one(&format!("identity-{name}"), &v);
+        let d = d.as_array().unwrap();
+        for i in 0..m {
+            for j in 0..n {
+                // D[i][j] = A_dec[i][j]: 1 where column j is a stored position of row i.
+                let stored = (0..kc).any(|c| 4 * (c / 2) + pos(i, c) == j);
+                let want = if j < k && stored { one_out } else { &zero_out };
+                assert_eq!(d[i * n + j], want, "{name} D[{i}][{j}]");
+            }
+        }
+    }
+}

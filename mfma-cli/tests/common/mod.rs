@@ -89,9 +89,13 @@ pub struct Shape {
     pub a: String,
     /// B's element type (differs from A's only for CDNA3's mixed fp8/bf8).
     pub b: String,
-    pub ab_per_lane: usize,
+    /// A's elements per lane (SMFMAC: compressed values, half of B's).
+    pub a_per_lane: usize,
+    pub b_per_lane: usize,
     pub cd: String,
     pub cd_per_lane: usize,
+    /// The `sparse` object of the JSON row (`null` for dense MFMA).
+    pub sparse_json: Value,
 }
 
 /// The builtins of CDNA2, the default architecture.
@@ -121,9 +125,11 @@ pub fn shapes_of(arch: &str) -> Vec<Shape> {
             blocks: num(v, "blocks"),
             a: text(v, "a_type"),
             b: text(v, "b_type"),
-            ab_per_lane: num(v, "ab_per_lane"),
+            a_per_lane: num(v, "a_per_lane"),
+            b_per_lane: num(v, "b_per_lane"),
             cd: text(v, "cd_type"),
             cd_per_lane: num(v, "cd_per_lane"),
+            sparse_json: v["sparse"].clone(),
         })
         .collect()
 }
@@ -146,18 +152,49 @@ impl Shape {
         self.arch == "cdna3"
     }
 
-    /// (blocks, rows, cols) of an operand.
+    /// Whether this is a structured-sparse SMFMAC (CDNA3 reference 1.2):
+    /// read off the name, not the CLI's `sparse` field.
+    pub fn sparse(&self) -> bool {
+        self.name.starts_with("smfmac_")
+    }
+
+    /// CDNA3 2.2, 3.4: index sets in the index register, 4 for 16-bit
+    /// inputs and 2 for 8-bit ones; 0 for dense MFMA.
+    pub fn sets(&self) -> usize {
+        match (self.sparse(), self.a.as_str()) {
+            (false, _) => 0,
+            (true, "f16" | "bf16") => 4,
+            (true, _) => 2,
+        }
+    }
+
+    /// The operands: a, b, c, d, and `x` for SMFMAC's index (`idx`).
+    pub fn operands(&self) -> Vec<char> {
+        let mut ops = vec!['a', 'b', 'c', 'd'];
+        if self.sparse() {
+            ops.push('x');
+        }
+        ops
+    }
+
+    /// (blocks, rows, cols) of an operand's register layout: an SMFMAC's A
+    /// is its compressed M x K/2 (reference 2.1), its index (`x`) has one
+    /// (set, i, g) per index set, row and group of 4 k (2.2).
     pub fn extent(&self, op: char) -> (usize, usize, usize) {
         match op {
+            'a' if self.sparse() => (1, self.m, self.k / 2),
             'a' => (self.blocks, self.m, self.k),
             'b' => (self.blocks, self.k, self.n),
+            'x' => (self.sets(), self.m, self.k / 4),
             _ => (self.blocks, self.m, self.n),
         }
     }
 
     pub fn per_lane(&self, op: char) -> usize {
         match op {
-            'a' | 'b' => self.ab_per_lane,
+            'a' => self.a_per_lane,
+            'b' => self.b_per_lane,
+            'x' => 8,
             _ => self.cd_per_lane,
         }
     }
@@ -175,16 +212,31 @@ impl Shape {
     pub fn slot(&self, op: char, e: Elem) -> (usize, usize) {
         let [b, x, y] = e;
         match op {
-            // A[b][i][k] and B[b][k][j]: r is i for A, j for B.
+            // A[b][i][k] and B[b][k][j]: r is i for A, j for B. An SMFMAC A
+            // is laid out as a dense one of K/2 (CDNA3 2.1), k being kc.
             'a' | 'b' => {
                 let (r_extent, r, k) = if op == 'a' {
                     (self.m, x, y)
                 } else {
                     (self.n, y, x)
                 };
+                let kk = if op == 'a' && self.sparse() {
+                    self.k / 2
+                } else {
+                    self.k
+                };
                 let g = 64 / (r_extent * self.blocks);
-                let e = self.k / g;
+                let e = kk / g;
                 (r + r_extent * b + r_extent * self.blocks * (k / e), k % e)
+            }
+            // CDNA3 2.2: the field of group g of row i lies in the lane of
+            // A[i][4g] (compressed column 2g), at the group's number f within
+            // the lane, after the fields of the sets before its own.
+            'x' => {
+                let (set, i, g) = (b, x, y);
+                let (lane, item) = self.slot('a', [0, i, 2 * g]);
+                let fields = self.a_per_lane / 2;
+                (lane, item / 2 + fields * set)
             }
             _ => {
                 let (i, j) = (x, y);
@@ -244,14 +296,45 @@ pub fn b_source(g: usize, l: usize) -> usize {
     }
 }
 
+/// CDNA3 3.4: the index set an SMFMAC reads, `abid` when cbsz is 0, else 0.
+pub fn index_set(cbsz: usize, abid: usize) -> usize {
+    if cbsz == 0 {
+        abid
+    } else {
+        0
+    }
+}
+
+/// CDNA3 2.1: the logical k an SMFMAC's compressed column `kc` may hold:
+/// the 4 of its group g = kc / 2.
+pub fn candidates(kc: usize) -> Vec<usize> {
+    let g = kc / 2;
+    (4 * g..4 * g + 4).collect()
+}
+
+/// The name of an operand letter (`x` is the index operand, `idx`).
+pub fn op_name(op: char) -> String {
+    if op == 'x' {
+        "idx".into()
+    } else {
+        op.to_string()
+    }
+}
+
 /// `lanes[lane][item]` of `layout --format json` as element lists.
 pub fn lanes(doc: &Value) -> Vec<Vec<Vec<Elem>>> {
     serde_json::from_value(doc["lanes"].clone()).expect("lanes[lane][item] = [[b, r, c], ...]")
 }
 
 /// Reference 3.1 (both architectures): legal (cbsz, abid) pairs of a builtin
-/// (FP64 and 1-block ones have only (0, 0)).
+/// (FP64 and 1-block ones have only (0, 0)); CDNA3 3.4: on SMFMAC cbsz
+/// 0..=3 and abid below the number of index sets, whatever cbsz is.
 pub fn broadcast_pairs(s: &Shape) -> Vec<(usize, usize)> {
+    if s.sparse() {
+        return (0..=3)
+            .flat_map(|c| (0..s.sets()).map(move |a| (c, a)))
+            .collect();
+    }
     if s.a == "f64" || s.blocks == 1 {
         return vec![(0, 0)];
     }
