@@ -49,6 +49,25 @@ impl Instr {
             .join(" ")
     }
 
+    /// The operands, without the modifiers (`v[0:3]`, `v[4:5]`, ...).
+    pub fn operands(&self) -> Vec<&str> {
+        let rest = self.text.split_once(' ').map_or("", |(_, r)| r);
+        rest.split(", ")
+            .map(|o| o.split(' ').next().unwrap_or(""))
+            .filter(|o| !o.is_empty())
+            .collect()
+    }
+
+    /// SMFMAC: whether the index (the operand after C) is one VGPR, as the
+    /// encoding requires (reference CDNA3 1.2: it takes C's register field).
+    pub fn index_in_a_vgpr(&self) -> bool {
+        let ops = self.operands();
+        ops.len() == 4 && {
+            let idx = ops[3];
+            idx.len() > 1 && idx.starts_with('v') && idx[1..].bytes().all(|b| b.is_ascii_digit())
+        }
+    }
+
     /// The block label a branch goes to, if this is a branch to one.
     pub fn branch_target(&self) -> Option<&str> {
         let branch = self.mnemonic == "s_branch" || self.mnemonic.starts_with("s_cbranch_");

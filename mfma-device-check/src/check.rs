@@ -213,6 +213,15 @@ fn assembly(k: &Kernel, f: &Function, r: &mut Report) -> String {
                 format!("line {}: {}, expected {}", x.line, x.mnemonic, k.mnemonic),
             );
         }
+        if x.mnemonic.starts_with("v_smfmac") && !x.index_in_a_vgpr() {
+            r.fail(
+                who,
+                format!(
+                    "line {}: an SMFMAC whose index is not one VGPR after C: {}",
+                    x.line, x.text
+                ),
+            );
+        }
         if x.modifiers() != k.modifiers {
             r.fail(
                 who,
@@ -865,5 +874,38 @@ mfma_x:
             "\tv_mfma_i32_16x16x4i8 v[0:15], v24, v18, v[0:15] blgp:4\n\ts_endpgm",
         );
         fails_with(&k, &twice, &co, "2 MFMA instructions, expected exactly one");
+    }
+
+    #[test]
+    fn an_smfmac_reads_its_index_from_a_vgpr() {
+        let site = "\t.type\tmfma_s,@function
+mfma_s:
+\tv_smfmac_f32_16x16x32_f16 v[0:3], v[4:5], v[6:9], v10 abid:3
+\ts_endpgm
+.Lfunc_end0:
+";
+        let k = Kernel {
+            kind: Kind::Site,
+            name: "mfma_s".into(),
+            mnemonic: "v_smfmac_f32_16x16x32_f16".into(),
+            modifiers: "abid:3".into(),
+            args: vec![],
+            lds: 0,
+            workgroup: 64,
+            ..kernel()
+        };
+        let mut co = code_object();
+        let meta = &mut co.metadata.kernels[0];
+        (meta.name, meta.symbol, meta.args, meta.kernarg_segment_size) =
+            ("mfma_s".into(), "mfma_s.kd".into(), vec![], 0);
+        co.descriptors = [("mfma_s.kd".to_string(), Descriptor::default())].into();
+        assert_eq!(failures(&k, site, &co), Vec::<String>::new());
+        let immediate = site.replace(", v10 ", ", 5 ");
+        fails_with(
+            &k,
+            &immediate,
+            &co,
+            "an SMFMAC whose index is not one VGPR after C",
+        );
     }
 }
