@@ -57,10 +57,7 @@ pub fn builtin(name: &str, choice: ArchChoice) -> Result<&'static Builtin> {
         Some(given) => {
             let named = mfma_spec::arch(given)
                 .ok_or_else(|| Error::new(LookupError::UnknownArch { given }.to_string()))?;
-            if let Some(who) = choice
-                .chosen_by
-                .filter(|_| !std::ptr::eq(named, choice.arch))
-            {
+            if let Some(who) = choice.chosen_by.filter(|_| named != choice.arch) {
                 return Err(Error::new(format!(
                     "`{name}` names a {} builtin but {who} asks for {} ({}): \
                      drop the prefix or change {who}",

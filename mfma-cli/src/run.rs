@@ -286,7 +286,7 @@ fn arch_of_input(doc: &Value, flag: ArchChoice) -> Result<ArchChoice> {
         .ok_or_else(|| Error::new(format!("top-level `arch` is {given}, not a string")))?;
     let file = ArchChoice::named(name, "the input's `arch`")?;
     match flag.chosen_by {
-        Some(who) if !std::ptr::eq(flag.arch, file.arch) => Err(Error::new(format!(
+        Some(who) if flag.arch != file.arch => Err(Error::new(format!(
             "the input's `arch` is {} but {who} asks for {}: drop one of them",
             file.arch.name, flag.arch.name
         ))),

@@ -119,8 +119,13 @@ impl Arch {
     }
 
     /// Whether this is the default architecture (a bare name means it).
+    ///
+    /// By name, as every comparison of architectures: `ARCHS` and the
+    /// tables are `const`s, so two references to one table need not have
+    /// the same address (a fresh build gave the CLI's pictures a `cdna2-`
+    /// prefix that way).
     pub fn is_default(&self) -> bool {
-        core::ptr::eq(self, ARCHS[0])
+        self == ARCHS[0]
     }
 }
 

@@ -246,7 +246,7 @@ impl fmt::Display for LookupError<'_> {
 pub(crate) fn unknown<'a>(table: &'static Arch, name: &'a str) -> LookupError<'a> {
     let elsewhere = ARCHS
         .iter()
-        .filter(|a| !core::ptr::eq(**a, table))
+        .filter(|a| **a != table)
         .find_map(|a| a.find(name))
         .map(|other| (other, other.counterpart(table)));
     LookupError::UnknownName {
