@@ -592,59 +592,62 @@ fn fast_combine<const SPLIT: bool, const W: usize>(
     e_dot: &[i32; W],
     c: &mut [f32; W],
 ) -> u32 {
-    let mut redo = 0u32;
-    let mut out = *c;
+    // Lane by lane without branches, so that the loops vectorise.
+    let mut tiny = [false; W];
+    let mut out = [0f32; W];
     for l in 0..W {
         let bits = c[l].to_bits();
         let e_c = (((bits >> 23) & 0xff) as i32 - 127).max(-126);
         let e_dot = e_dot[l] - 2 * E_BIAS;
         let big_e = e_dot.max(e_c);
-        let sh = (big_e - e_dot - 8).max(0);
-        let s = if sh < 31 { sum[l] >> sh } else { sum[l] >> 31 };
+        let sh = (big_e - e_dot - 8).clamp(0, 31);
+        let s = sum[l] >> sh;
         let unit = e_dot - 24 + sh;
         let scale = f64::from_bits(((unit + 1023).clamp(1, 2046) as u64) << 52);
-        let c_used = if SPLIT && e_c < big_e - 25 {
-            0.0
-        } else {
-            floor_to(f64::from(c[l]), big_e - 24)
-        };
-        let t = f64::from(s) * scale + c_used;
+        let c_used = floor_f32(bits, big_e - e_c - 1, big_e - 24);
+        let c_used = if SPLIT && e_c < big_e - 25 { 0 } else { c_used };
+        let t = f64::from(s) * scale + f64::from(f32::from_bits(c_used));
         let tb = t.to_bits();
-        let tiny = t != 0.0 && t.abs() < f64::from(f32::MIN_POSITIVE);
-        let floored = if tb >> 63 != 0 {
-            (tb + 0x1f_ffff) & !0x1f_ffff
-        } else {
-            tb & !0x1f_ffff
-        };
-        // A redone lane keeps the step's input for the exact path.
-        out[l] = if tiny {
-            c[l]
-        } else {
-            f64::from_bits(floored) as f32
-        };
-        redo |= u32::from(tiny) << l;
+        // Floored to 31 bits below the leading one: the low 21 of 52
+        // cleared, a negative value rounded away from zero.
+        let neg = 0u64.wrapping_sub(tb >> 63);
+        let floored = (tb + (neg & 0x1f_ffff)) & !0x1f_ffff;
+        tiny[l] = t != 0.0 && t.abs() < f64::from(f32::MIN_POSITIVE);
+        out[l] = f64::from_bits(floored) as f32;
     }
-    *c = out;
+    let mut redo = 0u32;
+    for l in 0..W {
+        // A redone lane keeps the step's input for the exact path.
+        if !tiny[l] {
+            c[l] = out[l];
+        }
+        redo |= u32::from(tiny[l]) << l;
+    }
     redo
 }
 
-/// `x` (an f32 widened to f64, so normal in f64 or zero) floored to a
-/// multiple of `2^q`, by clearing significand bits.
+/// The f32 `bits` floored to a multiple of `2^q`, where `nb` is how many
+/// low bits of its significand lie below `2^q` (its unit is `2^(e_c − 23)`,
+/// so `nb = q − e_c + 23`; at most 0: already a multiple). Done on the bit
+/// pattern: clearing low bits floors a positive value; a negative one is
+/// rounded away from zero (a carry into the exponent is the next binade). A
+/// value entirely below `2^q` becomes `+0`, or `−2^q` if negative.
 #[inline(always)]
-fn floor_to(x: f64, q: i32) -> f64 {
-    let b = x.to_bits();
-    let e = ((b >> 52) & 0x7ff) as i32 - 1023;
-    let bits = q - e + 52;
-    let neg = b >> 63 != 0;
-    if x == 0.0 || bits <= 0 {
-        x
-    } else if bits <= 52 {
-        let mask = (1u64 << bits) - 1;
-        f64::from_bits(if neg { (b + mask) & !mask } else { b & !mask })
-    } else if neg {
-        -f64::from_bits(((q + 1023).clamp(1, 2046) as u64) << 52)
+fn floor_f32(bits: u32, nb: i32, q: i32) -> u32 {
+    let sign = bits & 0x8000_0000;
+    let mag = bits & 0x7fff_ffff;
+    let mask = (1u32 << nb.clamp(0, 31)) - 1;
+    let up = if sign != 0 { mask } else { 0 };
+    let cleared = sign | ((mag + up) & !mask);
+    let below = if sign != 0 && mag != 0 {
+        sign | (((q + 127).clamp(1, 254) as u32) << 23)
     } else {
-        0.0
+        0
+    };
+    match nb {
+        ..=0 => bits,
+        1..=23 => cleared,
+        _ => below,
     }
 }
 
@@ -820,6 +823,28 @@ mod tests {
         // As f32 (bf16 has f32's range) the same value is normal.
         let d = dec(2f32.powi(-24), mfma_spec::ElemType::Bf16);
         assert_eq!((d.m, d.e), (1 << 23, -24));
+    }
+
+    /// `floor_f32` on the bit pattern is the floor to a multiple of `2^q`,
+    /// for every binade of c (subnormals, ±0 included) and every q from
+    /// below c's unit to far above it, within the fast path's range.
+    #[test]
+    fn flooring_on_the_bit_pattern_is_the_floor() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for n in 0..200_000u32 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let bits = (x as u32) & !(0xff << 23) | ((n % 255) << 23);
+            let c = f32::from_bits(bits);
+            let e_c = (((bits >> 23) & 0xff) as i32 - 127).max(-126);
+            // The fast path's range: q = E − 24 with E = max(e_dot, e_c),
+            // e_dot below 126 and E at least −126.
+            let q = (e_c - 30 + (x >> 40) as i32 % 70).clamp(-150, 103);
+            let want = (f64::from(c) / 2f64.powi(q)).floor() * 2f64.powi(q);
+            let got = f32::from_bits(floor_f32(bits, q - e_c + 23, q));
+            assert_eq!(f64::from(got), want, "c {c:e} ({bits:#x}) to 2^{q}");
+        }
     }
 
     #[test]
