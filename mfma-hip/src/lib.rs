@@ -48,8 +48,9 @@
 //! any planned launch and is `unsafe`.
 //!
 //! **Not yet run on hardware**: this project has no AMD GPU; the crate is
-//! tested against a stand-in runtime (a small library that answers the same
-//! calls) and the real code objects' metadata, not against ROCm.
+//! tested against a [stand-in runtime](stand_in) (a small library that
+//! answers the same calls) and the real code objects' metadata, not
+//! against ROCm.
 #![warn(missing_docs)]
 
 mod codeobj;
@@ -58,6 +59,7 @@ mod ffi;
 mod locate;
 mod plan;
 mod runtime;
+pub mod stand_in;
 mod target;
 
 pub use codeobj::{ArgMeta, CodeObjectInfo, KernelMeta};

@@ -265,40 +265,14 @@ pub fn gfx90a_example() -> (Vec<u8>, String) {
     (co, manifest)
 }
 
-/// Builds the stand-in HIP runtime (`tests/fake/fake_hip.rs`) into a
-/// temporary directory as `libamdhip64.so`, once per test process, with the
-/// rustc of this toolchain. `None` where shared libraries are not ELF `.so`
-/// files (the stand-in is written for Linux).
+/// The stand-in HIP runtime, built once per test process.
 pub fn fake_runtime() -> Option<std::path::PathBuf> {
     use std::sync::OnceLock;
     static BUILT: OnceLock<Option<std::path::PathBuf>> = OnceLock::new();
     BUILT
         .get_or_init(|| {
-            if !cfg!(target_os = "linux") {
-                return None;
-            }
-            let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
             let dir = std::env::temp_dir().join(format!("mfma-fake-hip-{}", std::process::id()));
-            std::fs::create_dir_all(&dir).unwrap();
-            let out = dir.join("libamdhip64.so");
-            let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
-            let status = std::process::Command::new(rustc)
-                .current_dir(manifest)
-                .args([
-                    "--edition",
-                    "2021",
-                    "--crate-type",
-                    "cdylib",
-                    "--crate-name",
-                    "amdhip64",
-                ])
-                .arg(manifest.join("tests/fake/fake_hip.rs"))
-                .arg("-o")
-                .arg(&out)
-                .status()
-                .expect("rustc runs");
-            assert!(status.success(), "the stand-in HIP runtime did not build");
-            Some(out)
+            mfma_hip::stand_in::build(&dir).expect("the stand-in HIP runtime builds")
         })
         .clone()
 }

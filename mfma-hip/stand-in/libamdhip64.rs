@@ -1,6 +1,7 @@
-//! A stand-in for libamdhip64 for the tests: the functions mfma-hip opens,
-//! with the same C signatures, answering from environment variables and
-//! host memory. Compiled by the tests with rustc into `libamdhip64.so`.
+//! A stand-in for libamdhip64 for tests without a GPU: the functions
+//! mfma-hip opens, with the same C signatures, answering from environment
+//! variables and host memory. `mfma_hip::stand_in::build` compiles it with
+//! rustc into `libamdhip64.so`.
 //!
 //! * `FAKE_HIP_INIT=fail`: hipInit returns hipErrorNoDevice.
 //! * `FAKE_HIP_DEVICES=N` (default 1): the device count.
