@@ -6,7 +6,7 @@
 use crate::target::{Feature, TargetId};
 use object::read::elf::{ElfFile64, FileHeader, SectionHeader};
 use object::{Endianness, Object, ObjectSection, ObjectSymbol, SymbolKind};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
 /// `EM_AMDGPU`.
@@ -18,6 +18,14 @@ const EF_AMDGPU_MACH: u32 = 0x0ff;
 /// `EF_AMDGPU_FEATURE_XNACK_V4` and `_SRAMECC_V4`.
 const EF_XNACK: u32 = 0x300;
 const EF_SRAMECC: u32 = 0xc00;
+
+/// `EF_AMDGPU_MACH` of `processor`, if known.
+pub(crate) fn mach(processor: &str) -> Option<u32> {
+    PROCESSORS
+        .iter()
+        .find(|(_, p)| *p == processor)
+        .map(|(m, _)| *m)
+}
 
 /// Processors by their `EF_AMDGPU_MACH` value: those of the spec, and a
 /// few neighbours so that a wrong file is named rather than a number.
@@ -49,7 +57,7 @@ fn feature(bits: u32) -> Feature {
 }
 
 /// One kernel argument as the metadata states it.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
 pub struct ArgMeta {
     /// `.offset` in the kernarg segment.
     #[serde(rename = ".offset")]
@@ -63,7 +71,7 @@ pub struct ArgMeta {
 }
 
 /// One kernel's metadata record, the fields a launch needs.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
 pub struct KernelMeta {
     /// `.name`.
     #[serde(rename = ".name")]

@@ -241,3 +241,14 @@ fn the_code_object_of_another_target_is_refused() {
     assert_eq!(c.target.to_string(), "gfx90a:xnack+");
     assert!(check_target(&c, &mi250).is_err());
 }
+
+#[test]
+fn a_stand_in_code_object_states_what_its_manifest_says() {
+    let (_, manifest) = gfx90a_example();
+    let co = mfma_hip::stand_in::code_object("gfx90a", &manifest).unwrap();
+    let c = catalog(&co, &manifest).unwrap();
+    assert_eq!((c.sites.len(), c.gemms.len()), (2, 1));
+    let l = c.gemm_launch(&c.gemms[0], [1, 2, 3], [64, 64, 64]).unwrap();
+    assert_eq!((l.lds_bytes, l.kernarg.len()), (8192, 48));
+    assert!(mfma_hip::stand_in::code_object("gfx9999", &manifest).is_err());
+}
