@@ -53,7 +53,7 @@ impl Visit for Run<'_> {
         let [m, n, k] = self.mnk;
         let (a, b) = (decode::<X::In>(self.a), decode::<X::In>(self.b));
         let mut c = vec![X::Out::ZERO; m * n];
-        gemm::<GlobalTiles<64, 64, 16>, MfmaPolicy<X>>(m, n, k, &a, &b, &mut c, 1);
+        gemm::<GlobalTiles<64, 64, 64>, MfmaPolicy<X>>(m, n, k, &a, &b, &mut c, 1);
         let w = X::Out::TYPE.bits() as usize / 8;
         c.iter()
             .flat_map(|x| x.to_bits_u64().to_le_bytes().into_iter().take(w))
@@ -108,7 +108,7 @@ fn the_software_path_as_the_device_matches_every_gpu_policy_bitwise() {
             }
         }
     }
-    assert_eq!((n, dev.calls), (3 * 8, 3 * 8)); // 5 CDNA2 and 3 CDNA3 policies
+    assert_eq!((n, dev.calls), (3 * 9, 3 * 9)); // 6 CDNA2 and 3 CDNA3 policies
 }
 
 #[test]
@@ -194,30 +194,22 @@ fn without_a_gpu_device_prints_one_line_and_exits_2() {
     assert!(out.stdout.is_empty());
 }
 
-/// A code object and manifest of the gfx90a GEMM kernels, as the launcher
-/// reads them (the stand-in runs nothing of it).
-fn write_gfx90a_gemm_code_object(dir: &std::path::Path) {
+/// The manifest lines of the GEMM kernels of an architecture's policies,
+/// as `mfma-kernels/build.rs` writes them.
+fn gemm_manifest(arch: &str) -> String {
     use std::fmt::Write as _;
-    let gemms: Vec<&Builtin> = for_arch("cdna2").filter_map(|e| e.builtin).collect();
-    // The metadata note: each kernel's six arguments, 8 bytes apart.
-    let arg = |offset: u32, kind: &str| -> Vec<(&str, rmp_value::Value)> {
-        vec![
-            (".offset", offset.into()),
-            (".size", 8u32.into()),
-            (".value_kind", kind.into()),
-        ]
-    };
-    let _ = arg;
     let mut manifest = String::from(
         "kind\tkernel\tbuiltin\tmnemonic\tmodifiers\targs\tworkgroup\tgrid\tlds\ttiles\n",
     );
-    for b in &gemms {
-        let e = POLICIES.iter().find(|e| e.builtin == Some(b)).unwrap();
-        let gpu = e.gpu.unwrap();
+    for e in for_arch(arch) {
+        let (b, gpu) = (e.builtin.unwrap(), e.gpu.unwrap());
         writeln!(
             manifest,
-            "gemm\tgemm_{0}\t{0}\tv\t-\ta:global_buffer:8,b:global_buffer:8,c:global_buffer:8,m:by_value:8,n:by_value:8,k:by_value:8\t{1}\tceil(n/{2}),ceil(m/{3})\t{4}\t-",
+            "gemm\tgemm_{}\t{}\t{}\t-\ta:global_buffer:8,b:global_buffer:8,c:global_buffer:8,\
+             m:by_value:8,n:by_value:8,k:by_value:8\t{}\tceil(n/{}),ceil(m/{})\t{}\t-",
             b.name,
+            b.path(),
+            b.isa,
             gpu.threads(b),
             gpu.block.1,
             gpu.block.0,
@@ -225,9 +217,121 @@ fn write_gfx90a_gemm_code_object(dir: &std::path::Path) {
         )
         .unwrap();
     }
-    let names: Vec<String> = gemms.iter().map(|b| format!("gemm_{}", b.name)).collect();
-    let co = mini_elf::gemm_code_object(&names);
-    std::fs::create_dir_all(dir.join("gfx90a")).unwrap();
-    std::fs::write(dir.join("gfx90a/mfma_kernels.hsaco"), co).unwrap();
-    std::fs::write(dir.join("gfx90a/kernels.tsv"), manifest).unwrap();
+    manifest
+}
+
+#[test]
+fn on_the_stand_in_runtime_every_policy_runs_and_differs() {
+    let Some(bin) = example() else { return };
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("mfma-gemm-device");
+    let _ = std::fs::remove_dir_all(&dir);
+    let Some(lib) = mfma_hip::stand_in::build(&dir.join("hip")).unwrap() else {
+        return;
+    };
+    for (arch, gfx) in [("cdna2", "gfx90a"), ("cdna3", "gfx942")] {
+        mfma_hip::stand_in::write_code_object(&dir, gfx, &gemm_manifest(arch)).unwrap();
+        let log = dir.join(format!("{gfx}.log"));
+        let out = std::process::Command::new(&bin)
+            .args(["--device", "--size", "70,40,24", "--reps", "2"])
+            .env("MFMA_HIP_LIBRARY", &lib)
+            .env("MFMA_CODE_OBJECT_DIR", &dir)
+            .env("FAKE_HIP_ARCH", format!("{gfx}:sramecc+:xnack-"))
+            .env("FAKE_HIP_LOG", &log)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        // The stand-in computes nothing: C stays zero and every policy differs.
+        assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+        let rows: Vec<&str> = stdout.lines().filter(|l| l.ends_with(" NO")).collect();
+        let names: Vec<&str> = for_arch(arch).map(|e| e.name).collect();
+        assert_eq!(rows.len(), names.len(), "{stdout}");
+        for (row, name) in rows.iter().zip(&names) {
+            assert!(row.starts_with(name), "{row}");
+            assert!(row.contains("70x40x24"), "{row}");
+            // 1.5 ms a launch: 2·70·40·24 / 1.5e-3 / 1e12 TFLOP/s.
+            assert!(row.contains(" 0.001500 "), "{row}");
+        }
+        assert!(
+            stdout.starts_with(&format!("GPU: {gfx}:sramecc+:xnack- (HIP device 0, ")),
+            "{stdout}"
+        );
+        assert!(stdout.contains("outputs differ; first C[0][0]"), "{stdout}");
+        // Each policy: 2 launches of (ceil(40 / BN), ceil(70 / BM)) workgroups.
+        let launches = std::fs::read_to_string(&log).unwrap();
+        assert_eq!(launches.lines().count(), 2 * names.len(), "{launches}");
+        for e in for_arch(arch) {
+            let (b, gpu) = (e.builtin.unwrap(), e.gpu.unwrap());
+            let line = launches
+                .lines()
+                .find(|l| l.starts_with(&format!("gemm_{} ", b.name)))
+                .unwrap();
+            let f: Vec<&str> = line.split(' ').collect();
+            let grid = format!(
+                "{},{},1",
+                40usize.div_ceil(gpu.block.1),
+                70usize.div_ceil(gpu.block.0)
+            );
+            assert_eq!(f[1], grid, "{line}");
+            assert_eq!(f[2], format!("{},1,1", gpu.threads(b)), "{line}");
+            assert_eq!(
+                f[3],
+                gpu.lds_bytes(b.a_type.bits() as usize / 8).to_string()
+            );
+        }
+    }
+    // A policy of the other architecture is refused by name.
+    let out = std::process::Command::new(&bin)
+        .args(["--device", "--policy", "f32_32x32x8f16"])
+        .env("MFMA_HIP_LIBRARY", &lib)
+        .env("MFMA_CODE_OBJECT_DIR", &dir)
+        .env("FAKE_HIP_ARCH", "gfx942:sramecc+:xnack-")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "error: `f32_32x32x8f16` has no GPU kernel for gfx942 (CDNA3); these do: \
+         cdna3::f32_32x32x8f16, cdna3::f32_32x32x8bf16_1k, cdna3::f32_32x32x16_fp8_fp8\n"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn without_a_gpu_or_a_code_object_each_reason_is_one_line_and_status_2() {
+    let Some(bin) = example() else { return };
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("mfma-gemm-nogpu");
+    let _ = std::fs::remove_dir_all(&dir);
+    let Some(lib) = mfma_hip::stand_in::build(&dir.join("hip")).unwrap() else {
+        return;
+    };
+    for (vars, starts) in [
+        (
+            vec![("FAKE_HIP_DEVICES", "0")],
+            "error: no AMD GPU: the HIP runtime (",
+        ),
+        (
+            vec![("FAKE_HIP_ARCH", "gfx1100")],
+            "error: unsupported target gfx1100: ",
+        ),
+        (
+            vec![("FAKE_HIP_ARCH", "gfx942")],
+            "error: no code object for gfx942 (looked for ",
+        ),
+    ] {
+        let out = std::process::Command::new(&bin)
+            .arg("--device")
+            .env("MFMA_HIP_LIBRARY", &lib)
+            .env("MFMA_CODE_OBJECT_DIR", dir.join("empty"))
+            .envs(vars)
+            .env("RUST_BACKTRACE", "1")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.starts_with(starts), "{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(out.stdout.is_empty());
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

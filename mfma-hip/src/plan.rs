@@ -360,12 +360,12 @@ impl Catalog {
     pub fn site(&self, builtin: &Builtin, m: Modifiers) -> Option<&Site> {
         self.sites
             .iter()
-            .find(|s| std::ptr::eq(s.builtin, builtin) && s.modifiers == m)
+            .find(|s| same(s.builtin, builtin) && s.modifiers == m)
     }
 
     /// The GEMM kernel of `builtin`'s policy, if compiled.
     pub fn gemm(&self, builtin: &Builtin) -> Option<&Gemm> {
-        self.gemms.iter().find(|g| std::ptr::eq(g.builtin, builtin))
+        self.gemms.iter().find(|g| same(g.builtin, builtin))
     }
 
     /// The launch of call site `site` on operands at device addresses
@@ -436,6 +436,13 @@ impl Catalog {
             .kernel(kernel)
             .ok_or_else(|| Error::launch(kernel, "not in the code object"))
     }
+}
+
+/// The same builtin: the same name in the same architecture's table (not
+/// the same address: a table's rows may be copied into each crate that
+/// names them).
+fn same(a: &Builtin, b: &Builtin) -> bool {
+    a.arch == b.arch && a.name == b.name
 }
 
 /// The explicit arguments of `meta` must be `pointers` pointers then

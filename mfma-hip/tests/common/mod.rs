@@ -104,7 +104,7 @@ pub fn fake_runtime() -> Option<std::path::PathBuf> {
     static BUILT: OnceLock<Option<std::path::PathBuf>> = OnceLock::new();
     BUILT
         .get_or_init(|| {
-            let dir = std::env::temp_dir().join(format!("mfma-fake-hip-{}", std::process::id()));
+            let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("stand-in");
             mfma_hip::stand_in::build(&dir).expect("the stand-in HIP runtime builds")
         })
         .clone()
