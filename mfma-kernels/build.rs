@@ -6,7 +6,7 @@
 //!   spec's table; SMFMAC ones take the index operand too), a few with
 //!   nonzero modifiers, and more call sites of each builtin with other
 //!   legal modifier sets (all of them, or a covering sample where there are
-//!   many; see `sampled`), for `mfma probe` on a GPU;
+//!   many: `mfma_spec::sample_modifiers`), for `mfma probe` on a GPU;
 //! * one tutorial GEMM kernel per MFMA policy of `mfma_gemm::catalog` on
 //!   that architecture, on the policy's GPU tile (`Entry::gpu`);
 //! * behind the `wrong-arch` feature, kernels naming builtins of another
@@ -18,7 +18,7 @@
 //! must fail with).
 
 use mfma_gemm::catalog::POLICIES;
-use mfma_spec::{validate, Arch, BlgpBits, Builtin, Modifiers, Operand, ARCHS};
+use mfma_spec::{sample_modifiers, validate, Arch, BlgpBits, Builtin, Modifiers, Operand, ARCHS};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -84,7 +84,7 @@ fn main() {
             &mut kernels,
             &mut manifest,
         );
-        for m in sampled(b).into_iter().filter(|&m| m != plain) {
+        for m in sample_modifiers(b).filter(|&m| m != plain) {
             let [cbsz, abid, field] = m.immediates(b);
             let kernel = format!("mfma_{}__{cbsz}_{abid}_{field}", b.name);
             site(b, m, &kernel, &mut kernels, &mut manifest);
@@ -189,67 +189,6 @@ fn site_modifiers(b: &Builtin) -> Modifiers {
         .iter()
         .find(|(a, n, _)| *a == b.arch && *n == b.name)
         .map_or(Modifiers::NONE, |(_, _, m)| *m)
-}
-
-/// Every legal modifier set of `b`, in the order cbsz, abid, then the
-/// third immediate (blgp or the negation flags).
-fn legal(b: &'static Builtin) -> Vec<Modifiers> {
-    let mut out = Vec::new();
-    for cbsz in 0..=4 {
-        for abid in 0..16 {
-            for field in 0..8 {
-                let m = Modifiers::from_immediates(b, [cbsz, abid, field]);
-                if validate(b, m).is_ok() {
-                    out.push(m);
-                }
-            }
-        }
-    }
-    out
-}
-
-/// The modifier sets `b` is also compiled with, as call sites
-/// `mfma_<name>__<cbsz>_<abid>_<field>` (the three immediates), so that
-/// `mfma probe` can check them on a GPU (modifiers are immediates: one
-/// kernel per set). All legal sets where there are at most 16 (single-block
-/// builtins: the 8 blgp patterns; CDNA3 FP64: the 8 negation masks;
-/// SMFMAC: every index set under every cbsz); otherwise a covering sample:
-/// for each cbsz its smallest and largest abid, paired in turn with every
-/// value of the third immediate, so each cbsz, each blgp and the first and
-/// last block of each broadcast group appear (8 or 9 sets).
-fn sampled(b: &'static Builtin) -> Vec<Modifiers> {
-    let legal = legal(b);
-    if legal.len() <= 16 {
-        return legal;
-    }
-    let mut pairs: Vec<(i64, i64)> = Vec::new();
-    let mut fields: Vec<i64> = Vec::new();
-    for m in &legal {
-        let [cbsz, abid, field] = m.immediates(b);
-        let first = legal.iter().find(|x| x.cbsz == cbsz).map(|x| x.abid);
-        let last = legal.iter().rev().find(|x| x.cbsz == cbsz).map(|x| x.abid);
-        if (Some(abid) == first || Some(abid) == last) && !pairs.contains(&(cbsz, abid)) {
-            pairs.push((cbsz, abid));
-        }
-        if !fields.contains(&field) {
-            fields.push(field);
-        }
-    }
-    let n = pairs.len().max(fields.len());
-    let sample: Vec<Modifiers> = (0..n)
-        .map(|t| {
-            let (cbsz, abid) = pairs[t % pairs.len()];
-            Modifiers::from_immediates(b, [cbsz, abid, fields[t % fields.len()]])
-        })
-        .collect();
-    for m in &sample {
-        assert!(
-            validate(b, *m).is_ok(),
-            "{}: sampled {m:?} is illegal",
-            b.path()
-        );
-    }
-    sample
 }
 
 /// One call-site kernel `kernel`: loads A, B, C, one `mfma!` with
