@@ -4,7 +4,9 @@
 //!
 //! * one call-site kernel per builtin of the target's architecture (the
 //!   spec's table; SMFMAC ones take the index operand too), a few with
-//!   nonzero modifiers;
+//!   nonzero modifiers, and more call sites of each builtin with other
+//!   legal modifier sets (all of them, or a covering sample where there are
+//!   many: `mfma_spec::sample_modifiers`), for `mfma probe` on a GPU;
 //! * one tutorial GEMM kernel per MFMA policy of `mfma_gemm::catalog` on
 //!   that architecture, on the policy's GPU tile (`Entry::gpu`);
 //! * behind the `wrong-arch` feature, kernels naming builtins of another
@@ -16,7 +18,7 @@
 //! must fail with).
 
 use mfma_gemm::catalog::POLICIES;
-use mfma_spec::{validate, Arch, BlgpBits, Builtin, Modifiers, Operand, ARCHS};
+use mfma_spec::{sample_modifiers, validate, Arch, BlgpBits, Builtin, Modifiers, Operand, ARCHS};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -74,7 +76,19 @@ fn main() {
     let mut manifest = String::from(MANIFEST_HEADER);
     manifest.push('\n');
     for b in arch.builtins {
-        site(b, &mut kernels, &mut manifest);
+        let plain = site_modifiers(b);
+        site(
+            b,
+            plain,
+            &format!("mfma_{}", b.name),
+            &mut kernels,
+            &mut manifest,
+        );
+        for m in sample_modifiers(b).filter(|&m| m != plain) {
+            let [cbsz, abid, field] = m.immediates(b);
+            let kernel = format!("mfma_{}__{cbsz}_{abid}_{field}", b.name);
+            site(b, m, &kernel, &mut kernels, &mut manifest);
+        }
     }
     for entry in POLICIES {
         let (Some(b), Some(gpu)) = (entry.builtin, entry.gpu) else {
@@ -168,17 +182,28 @@ pub unsafe extern \"gpu-kernel\" fn wrong_arch_{arch}_{name}(
     std::fs::write(out.join("wrong_arch.tsv"), wrong_expected).unwrap();
 }
 
-/// One call-site kernel: loads A, B, C, one `mfma!`, stores D.
-fn site(b: &'static Builtin, kernels: &mut String, manifest: &mut String) {
-    let m = NONZERO
+/// The modifiers of builtin `b`'s plain call site `mfma_<name>`: those of
+/// [`NONZERO`], or none.
+fn site_modifiers(b: &Builtin) -> Modifiers {
+    NONZERO
         .iter()
         .find(|(a, n, _)| *a == b.arch && *n == b.name)
-        .map_or(Modifiers::NONE, |(_, _, m)| *m);
+        .map_or(Modifiers::NONE, |(_, _, m)| *m)
+}
+
+/// One call-site kernel `kernel`: loads A, B, C, one `mfma!` with
+/// modifiers `m`, stores D.
+fn site(
+    b: &'static Builtin,
+    m: Modifiers,
+    kernel: &str,
+    kernels: &mut String,
+    manifest: &mut String,
+) {
     if let Err(e) = validate(b, m) {
         panic!("{}: {e}", b.path());
     }
     let path = b.path().to_string();
-    let kernel = format!("mfma_{}", b.name);
     // The modifiers are spelled only when nonzero, as a user would.
     let mut mods = String::new();
     for (name, v) in [("cbsz", m.cbsz), ("abid", m.abid), ("blgp", m.blgp)] {

@@ -18,8 +18,9 @@
 #     (kernels.tsv) and the assembly in target/device-asm/<gfx>/;
 #  3. runs mfma-device-check on the three: instructions and modifiers, the
 #     GEMM kernels' K loop (MFMA, LDS reads and writes, waited barrier), no
-#     scratch, the code object's metadata and occupancy; prints one line per
-#     kernel (also in target/device/<gfx>/check.txt);
+#     scratch, the code object's metadata and occupancy; plans every
+#     kernel's launch as mfma-hip (the HIP launcher) would, from the same
+#     files; prints one line per kernel (also in target/device/<gfx>/check.txt);
 #  4. builds the wrong-arch kernels (builtins of another architecture) and
 #     requires the build to fail with mfma-core's message naming the right
 #     builtin, not LLVM's "Cannot select";

@@ -23,6 +23,7 @@ use std::path::PathBuf;
   mfma lookup f32_32x32x8bf16_1k --operand c --element 0,5,7
   mfma run --input vectors.json
   mfma pictures --out pictures/
+  mfma probe --out probe-report.json
 
 Builtin names may be written bare (f32_4x4x4f16), as the HIP builtin
 (__builtin_amdgcn_mfma_f32_4x4x4f16) or as the ISA mnemonic (v_mfma_f32_4x4x4f16,
@@ -170,6 +171,50 @@ Examples:
         /// JSON file of vectors.
         #[arg(long, value_name = "FILE")]
         input: PathBuf,
+    },
+
+    /// Checks the spec against an AMD GPU: layouts, routing and arithmetic of every builtin.
+    #[command(
+        after_help = "Runs every call site of the GPU's code object (every builtin of its
+architecture, with each legal modifier set, or a covering sample where there are many:
+cbsz, abid, blgp, CDNA3's FP64 negation, SMFMAC's index sets) on the GPU and on the
+software path, and compares every output bit (NaN by class: any NaN equals any NaN).
+  layout:   inputs whose values are their own coordinates (digits of them, for 8-bit
+            types), the other operands selecting one element per output, so that D
+            shows where each element of A, B, C (and the index) travelled; compared
+            with the spec's layouts and routing.
+  numerics: ordinary values, random bit patterns, specials (zeros, subnormals,
+            extremes, infinities, NaNs, fp8/bf8 specials), subnormals, cancellation,
+            overflow (SMFMAC: index fields in descending order too).
+One line per builtin: ok, or its first mismatch with the inputs as the instruction reads
+them and both outputs. --out writes every site's counts and each first mismatch's full
+inputs and outputs as JSON, to attach to a bug report.
+
+The GPU: the HIP runtime (libamdhip64, ROCm 6; MFMA_HIP_LIBRARY names it) and the code
+object of the GPU's target (gfx90a, gfx942), built by `bash scripts/check-device.sh`
+(MFMA_CODE_OBJECT_DIR, default target/device). Without them: one line saying why, exit 2.
+Exit status: 0 all agree, 1 a mismatch, 2 the GPU path cannot run or a launch failed.
+--software runs the same probe with the software path standing in for the GPU (of
+--arch): a dry run, in which everything agrees.
+
+Examples:
+  mfma probe --out probe-report.json
+  mfma probe --builtin cdna3::f32_32x32x16_fp8_fp8 --seeds 8
+  mfma probe --software --arch cdna3 --out dry-run.json"
+    )]
+    Probe {
+        /// Write the JSON report here.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// Probe only these builtins (repeat or separate by commas).
+        #[arg(long, value_delimiter = ',')]
+        builtin: Vec<String>,
+        /// Numerics runs per input pattern.
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..))]
+        seeds: u64,
+        /// Run on the software path instead of a GPU (a dry run of the probe).
+        #[arg(long)]
+        software: bool,
     },
 
     /// Writes the SVG layout picture of every builtin and operand.

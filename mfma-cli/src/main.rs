@@ -18,6 +18,7 @@ mod list;
 mod lookup;
 mod modifiers;
 mod pictures;
+mod probe;
 mod resolve;
 mod run;
 mod svg;
@@ -32,7 +33,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = ArchChoice::from_flag(cli.arch.as_deref()).and_then(|arch| dispatch(cli, arch));
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(2)
@@ -41,7 +42,21 @@ fn main() -> ExitCode {
 }
 
 /// Runs the subcommand with the architecture `--arch` chose.
-fn dispatch(cli: Cli, arch: ArchChoice) -> error::Result<()> {
+fn dispatch(cli: Cli, arch: ArchChoice) -> error::Result<ExitCode> {
+    if let Command::Probe {
+        out,
+        builtin,
+        seeds,
+        software,
+    } = &cli.command
+    {
+        return probe::run(*software, arch, builtin, *seeds, out.as_deref());
+    }
+    run(cli, arch).map(|()| ExitCode::SUCCESS)
+}
+
+/// The subcommands that succeed or fail (exit 0 or 2).
+fn run(cli: Cli, arch: ArchChoice) -> error::Result<()> {
     match cli.command {
         Command::List { format } => list::run(arch.arch, format),
         Command::Info { name, format } => info::run(&name, format, arch),
@@ -73,5 +88,6 @@ fn dispatch(cli: Cli, arch: ArchChoice) -> error::Result<()> {
             Some(_) => pictures::run(&out, &[arch.arch]),
             None => pictures::run(&out, mfma_spec::ARCHS),
         },
+        Command::Probe { .. } => unreachable!("dispatched above"),
     }
 }

@@ -634,6 +634,26 @@ pub fn execute_sparse_chain_into_prechecked<X: SparseInstr, const CBSZ: i32, con
     }
 }
 
+/// One SMFMAC on the software path, reading index set `set` (for
+/// [`soft::execute_sparse_dynamic`](crate::soft::execute_sparse_dynamic)).
+#[cfg(not(target_arch = "amdgpu"))]
+#[track_caller]
+pub(crate) fn run_soft<X: SparseInstr>(
+    set: usize,
+    a: &FragA<X>,
+    b: &FragB<X>,
+    c: &mut Acc<X>,
+    idx: &FragIdx<X>,
+) {
+    soft::run::<X>(
+        set,
+        core::slice::from_ref(a),
+        core::slice::from_ref(b),
+        c,
+        core::slice::from_ref(idx),
+    );
+}
+
 /// The index set the instruction reads (the software path's question).
 #[cfg(not(target_arch = "amdgpu"))]
 const fn index_set<X: SparseInstr, const CBSZ: i32, const ABID: i32>() -> usize {

@@ -71,7 +71,7 @@ impl Report {
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "  {:<34} {:<4} {:>4} {:>4} {:>4} {:>6} {:>5} {:<5} assembly",
+            "  {:<40} {:<4} {:>4} {:>4} {:>4} {:>6} {:>5} {:<5} assembly",
             "kernel", "kind", "VGPR", "AGPR", "SGPR", "LDS", "waves", "limit"
         );
         for r in &self.rows {
@@ -81,7 +81,7 @@ impl Report {
             };
             let _ = writeln!(
                 out,
-                "  {:<34} {:<4} {:>4} {:>4} {:>4} {:>6} {:>5} {:<5} {}",
+                "  {:<40} {:<4} {:>4} {:>4} {:>4} {:>6} {:>5} {:<5} {}",
                 r.name,
                 kind,
                 r.vgpr,

@@ -21,6 +21,10 @@
 //!   ([`occupancy`]), at least 2 for GEMM kernels, and the register part
 //!   equal to LLVM's own figure.
 //!
+//! The `check` command also hands the manifest and the code object to
+//! `mfma-hip`, the launcher, which must plan every kernel's launch from
+//! them as it would on a GPU.
+//!
 //! [`compare`] sets one kernel's metadata beside another code object's
 //! (what clang emits for the equivalent HIP kernel).
 #![warn(missing_docs)]

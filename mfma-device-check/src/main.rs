@@ -88,13 +88,54 @@ fn run_check(args: &[String]) -> Result<bool, String> {
         println!("  FAIL {f}");
     }
     let count = |kind| kernels.iter().filter(|k| k.kind == kind).count();
+    let launcher = launcher(&co_path, &text(&manifest_path)?, kernels.len());
+    let problems = report.failures.len() + usize::from(launcher.is_err());
+    match &launcher {
+        Ok(line) => println!("{line}"),
+        Err(e) => println!("  FAIL launcher: {e}"),
+    }
     println!(
-        "{} call sites and {} GEMM kernels checked; {} problem(s)",
+        "{} call sites and {} GEMM kernels checked; {problems} problem(s)",
         count(manifest::Kind::Site),
         count(manifest::Kind::Gemm),
-        report.failures.len()
     );
-    Ok(report.failures.is_empty())
+    Ok(problems == 0)
+}
+
+/// What `mfma-hip` makes of the code object and manifest, as a launcher on
+/// a GPU would: every kernel found with the arguments it passes, every
+/// call site's modifiers legal, every GEMM kernel's LDS symbol equal to the
+/// manifest's, and a launch of each planned (arguments packed at the
+/// metadata's offsets).
+fn launcher(co_path: &str, manifest: &str, kernels: usize) -> Result<String, String> {
+    let bytes = read(co_path)?;
+    let catalog =
+        mfma_hip::Catalog::new(co_path.as_ref(), &bytes, manifest).map_err(|e| e.to_string())?;
+    let planned = catalog.sites.len() + catalog.gemms.len();
+    if planned != kernels {
+        return Err(format!(
+            "{planned} of the manifest's {kernels} kernels read"
+        ));
+    }
+    for site in &catalog.sites {
+        let pointers: Vec<u64> = (1..=site.operands().len() as u64)
+            .map(|p| p << 12)
+            .collect();
+        catalog
+            .site_launch(site, &pointers)
+            .map_err(|e| e.to_string())?;
+    }
+    for gemm in &catalog.gemms {
+        catalog
+            .gemm_launch(gemm, [1 << 12, 2 << 12, 3 << 12], [256, 256, 256])
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(format!(
+        "launcher (mfma-hip): {} call sites and {} GEMM kernels planned for {}",
+        catalog.sites.len(),
+        catalog.gemms.len(),
+        catalog.target
+    ))
 }
 
 fn run_compare(args: &[String]) -> Result<bool, String> {

@@ -19,6 +19,15 @@
 //! the builtin's input type, with `_1k` for CDNA2's bf16_1k family and
 //! `_cdna3` for CDNA3's builtins.
 //!
+//! `--device` runs the policies' GPU kernels (the code object that
+//! `scripts/check-device.sh` builds for the GPU's target) on an AMD GPU
+//! through the HIP runtime: every policy of the GPU's architecture (or the
+//! `--policy` ones), on the same inputs, every output compared bit for bit
+//! with the software path; the table adds the GPU time and TFLOP/s (TOP/s
+//! for i8). Without a usable GPU it prints one line saying why (no HIP
+//! runtime library, no AMD GPU, an unsupported target, no code object) and
+//! exits with status 2; 1 if any output differs, 2 if a launch fails.
+//!
 //! `--sweep 1,2,4,8,16` (size 2048 unless given) times every MFMA policy
 //! and its baseline at each thread count, alternating, checks that every
 //! count gives the bits of the first, and prints where each thread's time
@@ -72,6 +81,10 @@ struct Args {
     /// taken this many seconds (at least one of each is run).
     #[arg(long, default_value_t = 60.0)]
     budget: f64,
+    /// Run the GPU kernels on an AMD GPU through HIP and compare every
+    /// output with the software path (see the module docs).
+    #[arg(long, conflicts_with_all = ["compare", "sweep"])]
+    device: bool,
 }
 
 fn parse_size(s: &str) -> Result<(usize, usize, usize), String> {
@@ -156,6 +169,9 @@ fn main() -> ExitCode {
         Ok(a) => a,
         Err(e) => e.exit(),
     };
+    if args.device {
+        return device::run(&args.policies, args.size, [args.m, args.n, args.k], &args);
+    }
     let entries = match selected(&args.policies) {
         Ok(e) => e,
         Err(e) => {
@@ -251,6 +267,171 @@ fn main() -> ExitCode {
 
 #[path = "../benches/support/baseline.rs"]
 mod baseline;
+
+/// `--device`: the policies' GPU kernels through the HIP launcher.
+mod device {
+    use crate::Args;
+    use mfma_core::spec::Builtin;
+    use mfma_gemm::catalog::{self, Config, DeviceError, Entry, GemmDevice};
+    use std::process::ExitCode;
+
+    /// The launcher as the catalog's device: the code object's GEMM kernel
+    /// of the builtin, its C and best time.
+    struct Hip {
+        gpu: mfma_hip::Gpu,
+        module: mfma_hip::Module,
+    }
+
+    impl GemmDevice for Hip {
+        fn gemm(
+            &mut self,
+            builtin: &'static Builtin,
+            a: &[u8],
+            b: &[u8],
+            mnk: [usize; 3],
+            reps: usize,
+        ) -> Result<(Vec<u8>, f64), DeviceError> {
+            let kernel = self.module.catalog().gemm(builtin).ok_or_else(|| {
+                format!("the code object has no GEMM kernel of {}", builtin.path())
+            })?;
+            let run = self.module.run_gemm(&self.gpu, kernel, [a, b], mnk, reps)?;
+            let best = run.best();
+            Ok((run.c, best))
+        }
+    }
+
+    /// `60_342_134` as `6.3.42134`.
+    fn version(v: i32) -> String {
+        format!("{}.{}.{}", v / 10_000_000, v / 100_000 % 100, v % 100_000)
+    }
+
+    pub fn run(
+        names: &[String],
+        size: Option<(usize, usize, usize)>,
+        [m, n, k]: [Option<usize>; 3],
+        args: &Args,
+    ) -> ExitCode {
+        let (gpu, module) = match mfma_hip::open() {
+            Ok(x) => x,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        let arch = gpu.target().arch().expect("open refuses other targets");
+        let entries: Vec<&'static Entry> = if names.is_empty() {
+            catalog::for_arch(arch.name).collect()
+        } else {
+            let mut out = Vec::new();
+            for name in names {
+                match catalog::find(name) {
+                    Some(e) if catalog::for_arch(arch.name).any(|x| x.name == e.name) => {
+                        out.push(e)
+                    }
+                    _ => {
+                        let known: Vec<_> = catalog::for_arch(arch.name).map(|e| e.name).collect();
+                        eprintln!(
+                            "error: `{name}` has no GPU kernel for {} ({}); these do: {}",
+                            gpu.target().processor,
+                            arch.title,
+                            known.join(", ")
+                        );
+                        return ExitCode::from(2);
+                    }
+                }
+            }
+            out
+        };
+        let size = size.unwrap_or((512, 512, 512));
+        let cfg = Config {
+            m: m.unwrap_or(size.0),
+            n: n.unwrap_or(size.1),
+            k: k.unwrap_or(size.2),
+            seed: args.seed,
+            threads: args.threads.unwrap_or_else(mfma_gemm::available_threads),
+            warmup: 0,
+            reps: args.reps.unwrap_or(3),
+        };
+        let cat = module.catalog();
+        println!(
+            "GPU: {} (HIP device {}, {}, HIP runtime {}); code object v{}: {}",
+            gpu.arch_name(),
+            gpu.ordinal(),
+            gpu.library(),
+            version(gpu.runtime_version()),
+            cat.version,
+            cat.path.display()
+        );
+        println!(
+            "tiled GEMM kernels on the GPU (best of {} launches) against the software path \
+             ({} thread(s)), seed {}",
+            cfg.reps.max(1),
+            cfg.threads,
+            cfg.seed
+        );
+        println!(
+            "{:<30} {:>15} {:>7} {:>7} {:>9} {:>16} {:>11} {:>13} bit-exact",
+            "policy",
+            "size (MxNxK)",
+            "block",
+            "waves",
+            "CPU (s)",
+            "CPU throughput",
+            "GPU (s)",
+            "GPU"
+        );
+        let mut hip = Hip { gpu, module };
+        let (mut differ, mut failed) = (0, 0);
+        for e in entries {
+            let gpu_tile = e.gpu.expect("for_arch gives GPU policies");
+            let b = e.builtin.expect("for_arch gives MFMA policies");
+            eprintln!("{} {}x{}x{} ...", e.name, cfg.m, cfg.n, cfg.k);
+            match catalog::check_device(e, &cfg, &mut hip) {
+                Ok(out) => {
+                    let (cpu_unit, gpu_unit) = if e.integer {
+                        ("GOP/s", "TOP/s")
+                    } else {
+                        ("GFLOP/s", "TFLOP/s")
+                    };
+                    println!(
+                        "{:<30} {:>15} {:>7} {:>7} {:>9.3} {:>8.3} {:<7} {:>11.6} {:>7.2} {:<5} {}",
+                        e.name,
+                        format!("{}x{}x{}", cfg.m, cfg.n, cfg.k),
+                        format!("{}x{}", gpu_tile.block.0, gpu_tile.block.1),
+                        gpu_tile.threads(b) / 64,
+                        out.reference_seconds,
+                        out.ops / out.reference_seconds / 1e9,
+                        cpu_unit,
+                        out.seconds,
+                        out.ops / out.seconds / 1e12,
+                        gpu_unit,
+                        if out.bit_exact() { "yes" } else { "NO" },
+                    );
+                    if let Some(m) = out.first_mismatch {
+                        println!(
+                            "    {} outputs differ; first C[{}][{}] = {:#x} on the GPU, {:#x} on the software path",
+                            out.mismatches, m.row, m.col, m.got, m.want
+                        );
+                    }
+                    differ += usize::from(!out.bit_exact());
+                }
+                Err(err) => {
+                    println!("{:<30} failed: {err}", e.name);
+                    eprintln!("error: {}: {err}", e.name);
+                    failed += 1;
+                }
+            }
+        }
+        if failed > 0 {
+            ExitCode::from(2)
+        } else if differ > 0 {
+            eprintln!("{differ} policy(ies) differ from the software path");
+            ExitCode::FAILURE
+        } else {
+            ExitCode::SUCCESS
+        }
+    }
+}
 
 /// The register-only fma loops of `--sweep`'s machine probe.
 mod probe {

@@ -12,6 +12,7 @@ use crate::tile::{GlobalTiles, TilePolicy};
 use mfma_core::spec::Builtin;
 use mfma_core::{mfma, Element, Instr};
 use std::boxed::Box;
+use std::format;
 use std::time::Instant;
 use std::vec::Vec;
 
@@ -214,6 +215,142 @@ where
     }
 }
 
+/// Runs the GPU GEMM kernel of a policy: the HIP launcher on an AMD GPU
+/// (the `matrix_multiply` example's `--device`), or in tests a stand-in.
+/// Matrices cross as raw element bytes (little-endian, row-major), so that
+/// an implementation needs no element types.
+///
+/// ```
+/// use mfma_gemm::catalog::{check_device, find, Config, DeviceError, GemmDevice};
+/// use mfma_core::spec::Builtin;
+/// /// A "GPU" that returns C = 0.
+/// struct Zeros;
+/// impl GemmDevice for Zeros {
+///     fn gemm(&mut self, b: &'static Builtin, _a: &[u8], _b: &[u8], [m, n, _]: [usize; 3], _reps: usize)
+///         -> Result<(Vec<u8>, f64), DeviceError> {
+///         Ok((vec![0; m * n * b.cd.bits() as usize / 8], 1e-3))
+///     }
+/// }
+/// let e = find("f32_32x32x8f16").unwrap();
+/// let cfg = Config { m: 40, n: 40, k: 8, seed: 1, threads: 1, warmup: 0, reps: 1 };
+/// let out = check_device(e, &cfg, &mut Zeros).unwrap();
+/// assert!(!out.bit_exact()); // random inputs do not multiply to zero
+/// assert_eq!(out.seconds, 1e-3);
+/// ```
+pub trait GemmDevice {
+    /// Runs the GEMM kernel of `builtin`'s policy `reps` times (at least
+    /// once) on row-major `a` (`m × k`) and `b` (`k × n`) of its input
+    /// type, `[m, n, k] = mnk`; returns C (`m × n` of its output type) and
+    /// the best kernel time in seconds.
+    ///
+    /// # Errors
+    /// Whatever stops the run (no kernel for this builtin, a failed launch).
+    fn gemm(
+        &mut self,
+        builtin: &'static Builtin,
+        a: &[u8],
+        b: &[u8],
+        mnk: [usize; 3],
+        reps: usize,
+    ) -> Result<(Vec<u8>, f64), DeviceError>;
+}
+
+/// Why a [`GemmDevice`] could not run.
+pub type DeviceError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Elements as little-endian bytes.
+fn to_bytes<E: Element>(v: &[E]) -> Vec<u8> {
+    let n = E::TYPE.bits() as usize / 8;
+    v.iter()
+        .flat_map(|x| x.to_bits_u64().to_le_bytes().into_iter().take(n))
+        .collect()
+}
+
+/// Little-endian bytes as elements (a trailing partial element is dropped).
+fn from_bytes<E: Element>(b: &[u8]) -> Vec<E> {
+    let n = E::TYPE.bits() as usize / 8;
+    b.chunks_exact(n)
+        .map(|c| {
+            let mut w = [0u8; 8];
+            w[..n].copy_from_slice(c);
+            E::from_bits_u64(u64::from_le_bytes(w))
+        })
+        .collect()
+}
+
+/// [`Entry::check_device`]: the inputs of [`check`], the policy's GPU
+/// kernel on `device`, and every output bit compared with the software
+/// path's (the host's `gemm` with the same policy). In the outcome,
+/// `seconds` is the best GPU time and `reference_seconds` the software
+/// path's.
+fn device_check<T: TilePolicy, P: ComputePolicy>(
+    entry: &Entry,
+    cfg: &Config,
+    device: &mut dyn GemmDevice,
+) -> Result<Outcome, DeviceError> {
+    let builtin = entry
+        .builtin
+        .filter(|_| entry.gpu.is_some())
+        .ok_or_else(|| format!("{} has no GPU kernel", entry.name))?;
+    let a = crate::random::matrix::<P::Elem>(cfg.m * cfg.k, cfg.seed);
+    let b = crate::random::matrix::<P::Elem>(cfg.k * cfg.n, cfg.seed.wrapping_add(1));
+    let (c, seconds) = device.gemm(
+        builtin,
+        &to_bytes(&a),
+        &to_bytes(&b),
+        [cfg.m, cfg.n, cfg.k],
+        cfg.reps,
+    )?;
+    let out_bytes = cfg.m * cfg.n * P::Out::TYPE.bits() as usize / 8;
+    if c.len() != out_bytes {
+        return Err(format!(
+            "{}: the device returned {} bytes of C, not {out_bytes}",
+            entry.name,
+            c.len()
+        )
+        .into());
+    }
+    let got = from_bytes::<P::Out>(&c);
+    let start = Instant::now();
+    let mut want = std::vec![P::Out::ZERO; cfg.m * cfg.n];
+    gemm::<T, P>(cfg.m, cfg.n, cfg.k, &a, &b, &mut want, cfg.threads);
+    let reference_seconds = start.elapsed().as_secs_f64();
+    let (mismatches, first_mismatch) = compare(cfg.n, &got, &want);
+    Ok(Outcome {
+        seconds,
+        reference_seconds,
+        ops: 2.0 * (cfg.m * cfg.n * cfg.k) as f64,
+        mismatches,
+        first_mismatch,
+    })
+}
+
+/// Runs `entry`'s GPU kernel on `device` at `cfg` and compares every output
+/// bit with the software path ([`Entry::check_device`]).
+///
+/// # Errors
+/// For an entry without a GPU kernel, or what `device` reports.
+pub fn check_device(
+    entry: &Entry,
+    cfg: &Config,
+    device: &mut dyn GemmDevice,
+) -> Result<Outcome, DeviceError> {
+    (entry.check_device)(entry, cfg, device)
+}
+
+/// The policies with a GPU kernel for an architecture (`cdna2`, `cdna3`),
+/// in catalog order: what `--device` runs on a GPU of it.
+///
+/// ```
+/// let names: Vec<_> = mfma_gemm::catalog::for_arch("cdna3").map(|e| e.name).collect();
+/// assert_eq!(names, ["cdna3::f32_32x32x8f16", "cdna3::f32_32x32x8bf16_1k", "cdna3::f32_32x32x16_fp8_fp8"]);
+/// ```
+pub fn for_arch(arch: &str) -> impl Iterator<Item = &'static Entry> + '_ {
+    POLICIES
+        .iter()
+        .filter(move |e| e.gpu.is_some() && e.builtin.is_some_and(|b| b.arch == arch))
+}
+
 /// A policy pair the demo can run by name. The fields describe it as data,
 /// so that a build script can generate the same kernels for the GPU.
 #[derive(Clone, Copy, Debug)]
@@ -246,6 +383,9 @@ pub struct Entry {
     /// As `prepare`, each run timed phase by phase (to see what limits
     /// scaling with threads).
     pub prepare_profiled: fn(&Config) -> ProfiledRun,
+    /// The policy's GPU kernel on a [`GemmDevice`], checked bit for bit
+    /// against the software path (see [`check_device`]).
+    pub check_device: fn(&Entry, &Config, &mut dyn GemmDevice) -> Result<Outcome, DeviceError>,
 }
 
 const fn entry<T: TilePolicy, P: ComputePolicy>(name: &'static str) -> Entry {
@@ -261,6 +401,7 @@ const fn entry<T: TilePolicy, P: ComputePolicy>(name: &'static str) -> Entry {
         time: time::<T, P>,
         prepare: prepare::<T, P>,
         prepare_profiled: prepare_profiled::<T, P>,
+        check_device: device_check::<T, P>,
     }
 }
 

@@ -42,8 +42,8 @@ pub use elem::{Arith, ElemType, LlvmScalar, LlvmType};
 pub use layout::{mode, AccLayout, Axis, Coord, Dest, Layout, Mode, Slot, MAX_MODES};
 pub use message::Message;
 pub use modifiers::{
-    check_abid, check_blgp, check_cbsz, check_neg, check_sign, validate, BlgpBits, Modifier,
-    ModifierError, Modifiers,
+    check_abid, check_blgp, check_cbsz, check_neg, check_sign, legal_modifiers, sample_modifiers,
+    validate, BlgpBits, Modifier, ModifierError, Modifiers,
 };
 pub use routing::{feeds, source};
 pub use sparse::Sparse;

@@ -734,3 +734,129 @@ pub const fn validate(b: &'static Builtin, m: Modifiers) -> Result<(), ModifierE
     }
     check_neg(b, m)
 }
+
+/// Every legal modifier set of `b`, ordered by cbsz, abid, then the third
+/// immediate (blgp, or the negation flags where [`BlgpBits::Negate`] says
+/// so). Only the immediates vary: `neg` appears as that field.
+///
+/// ```
+/// use mfma_spec::{find, legal_modifiers, Modifiers};
+/// assert_eq!(legal_modifiers(find("f64_16x16x4f64").unwrap()).collect::<Vec<_>>(), [Modifiers::NONE]);
+/// assert_eq!(legal_modifiers(find("cdna3::f64_4x4x4f64").unwrap()).count(), 8); // any negation
+/// assert_eq!(legal_modifiers(find("f32_16x16x1f32").unwrap()).count(), (1 + 2 + 4) * 8);
+/// ```
+pub fn legal_modifiers(b: &'static Builtin) -> impl Iterator<Item = Modifiers> {
+    (0..=4i64)
+        .flat_map(|cbsz| (0..16i64).map(move |abid| (cbsz, abid)))
+        .flat_map(|(cbsz, abid)| (0..8i64).map(move |f| [cbsz, abid, f]))
+        .map(move |imm| Modifiers::from_immediates(b, imm))
+        .filter(move |&m| validate(b, m).is_ok())
+}
+
+/// The legal modifier sets of `b` a GPU probe compiles and runs: all of
+/// them where there are at most 16 (single-block builtins: the 8 blgp
+/// patterns; CDNA3's FP64: the 8 negation masks; SMFMAC: every index set
+/// under every cbsz); otherwise a covering sample: for each cbsz its
+/// smallest and largest abid, paired in turn with every value of the third
+/// immediate, so that each cbsz, each blgp, and the first and last block of
+/// each broadcast group appear (8 or 9 sets, the first all zero).
+///
+/// ```
+/// use mfma_spec::{find, sample_modifiers, Modifiers};
+/// let s: Vec<_> = sample_modifiers(find("f32_4x4x1f32").unwrap()).collect();
+/// assert_eq!(s.len(), 9);
+/// assert_eq!((s[0], s[8]), (Modifiers::NONE, Modifiers::new(4, 15, 0)));
+/// assert_eq!(sample_modifiers(find("cdna3::smfmac_f32_16x16x32_f16").unwrap()).count(), 16);
+/// ```
+pub fn sample_modifiers(b: &'static Builtin) -> impl Iterator<Item = Modifiers> {
+    // At most 5 cbsz x 2 abid pairs and 8 field values.
+    let mut pairs = [(0i64, 0i64); 10];
+    let mut fields = [0i64; 8];
+    let (mut np, mut nf, mut all) = (0, 0, 0);
+    for m in legal_modifiers(b) {
+        all += 1;
+        let [cbsz, abid, field] = m.immediates(b);
+        let first = legal_modifiers(b).find(|x| x.cbsz == cbsz).map(|x| x.abid);
+        let last = legal_modifiers(b)
+            .filter(|x| x.cbsz == cbsz)
+            .last()
+            .map(|x| x.abid);
+        let pair = (cbsz, abid);
+        if (Some(abid) == first || Some(abid) == last) && !pairs[..np].contains(&pair) {
+            pairs[np] = pair;
+            np += 1;
+        }
+        if !fields[..nf].contains(&field) {
+            fields[nf] = field;
+            nf += 1;
+        }
+    }
+    let sampled = all > 16;
+    let n = if sampled { np.max(nf) } else { 0 };
+    let sample = (0..n).map(move |t| {
+        let (cbsz, abid) = pairs[t % np];
+        Modifiers::from_immediates(b, [cbsz, abid, fields[t % nf]])
+    });
+    legal_modifiers(b).filter(move |_| !sampled).chain(sample)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ARCHS;
+
+    #[test]
+    fn legal_sets_are_those_the_readme_counts() {
+        let count = |arch: usize, sparse: bool| -> usize {
+            ARCHS[arch]
+                .builtins
+                .iter()
+                .filter(|b| b.is_sparse() == sparse)
+                .map(|b| legal_modifiers(b).count())
+                .sum()
+        };
+        assert_eq!(count(0, false), 1722);
+        assert_eq!(count(1, false), 1360);
+        assert_eq!(count(1, true), 144);
+    }
+
+    #[test]
+    fn the_sample_covers_every_value_of_every_immediate() {
+        for b in ARCHS.iter().flat_map(|a| a.builtins) {
+            let all: usize = legal_modifiers(b).count();
+            let mut sample = [Modifiers::NONE; 16];
+            let mut n = 0;
+            for m in sample_modifiers(b) {
+                assert!(validate(b, m).is_ok(), "{} {m:?}", b.name);
+                assert!(n < 16, "{}: more than 16 sets", b.name);
+                sample[n] = m;
+                n += 1;
+            }
+            let sample = &sample[..n];
+            if all <= 16 {
+                assert_eq!(n, all, "{}", b.name);
+                continue;
+            }
+            assert_eq!(sample[0], Modifiers::NONE, "{}", b.name);
+            for m in legal_modifiers(b) {
+                let [cbsz, _, field] = m.immediates(b);
+                let has = |f: &dyn Fn(&Modifiers) -> bool| sample.iter().any(f);
+                assert!(has(&|s| s.cbsz == cbsz), "{}: cbsz {cbsz}", b.name);
+                assert!(
+                    has(&|s| s.immediates(b)[2] == field),
+                    "{}: field {field}",
+                    b.name
+                );
+                let last = legal_modifiers(b)
+                    .filter(|x| x.cbsz == cbsz)
+                    .last()
+                    .unwrap();
+                assert!(
+                    has(&|s| s.cbsz == cbsz && s.abid == last.abid),
+                    "{}",
+                    b.name
+                );
+            }
+        }
+    }
+}

@@ -410,6 +410,77 @@ pub(crate) fn run<X: Instr>(m: Modifiers, a: &FragA<X>, b: &FragB<X>, c: &mut Ac
     X::Kernel::run::<X>(m, a.as_ref(), b.as_ref(), c.regs_mut().as_mut());
 }
 
+/// Runs dense builtin `X` with modifiers chosen at run time: `c = A·B + c`
+/// as [`execute_into`](crate::execute_into) computes it with the same
+/// modifiers as constants, bit for bit. **Host only** (the GPU encodes
+/// modifiers in the instruction, so they must be constants there); for
+/// tools that pick builtins and modifiers from data, such as a probe that
+/// compares the software path with a GPU.
+///
+/// ```
+/// use mfma_core::{execute, mfma, soft::execute_dynamic, Acc, FragA, FragB, Modifiers};
+/// type X = mfma!(f32_16x16x4f16);
+/// let a = FragA::<X>::from_fn(|b, i, k| half::f16::from_f32((b * 7 + i + k) as f32));
+/// let b = FragB::<X>::from_fn(|b, k, j| half::f16::from_f32((b + k * j % 3) as f32));
+/// let c = Acc::<X>::splat(0.5);
+/// let mut d = c;
+/// execute_dynamic::<X>(Modifiers::new(1, 1, 4), &a, &b, &mut d).unwrap();
+/// assert_eq!(d, execute::<X, 1, 1, 4>(a, b, c));
+/// // Illegal modifiers are refused with the spec's message; `c` is left alone.
+/// let err = execute_dynamic::<X>(Modifiers::new(3, 0, 0), &a, &b, &mut d).unwrap_err();
+/// assert!(err.to_string().starts_with("cbsz must be in 0..=2 for f32_16x16x4f16"));
+/// ```
+///
+/// # Errors
+/// The [`ModifierError`](mfma_spec::ModifierError) of
+/// [`validate`](mfma_spec::validate) if `m` is illegal for `X`.
+pub fn execute_dynamic<X: Instr>(
+    m: Modifiers,
+    a: &FragA<X>,
+    b: &FragB<X>,
+    c: &mut Acc<X>,
+) -> Result<(), mfma_spec::ModifierError> {
+    const { crate::exec::assert_dense(X::SPEC) };
+    mfma_spec::validate(X::SPEC, m)?;
+    run::<X>(m, a, b, c);
+    Ok(())
+}
+
+/// [`execute_dynamic`] for an SMFMAC builtin: `c = A·B + c` with the
+/// logical A of `a` and the index set of `idx` that `m`'s cbsz/abid pick,
+/// as [`execute_sparse_into`](crate::execute_sparse_into) computes it.
+/// **Host only.**
+///
+/// ```
+/// use mfma_core::{execute_sparse, mfma, soft::execute_sparse_dynamic, Acc, FragA, FragB, FragIdx, Modifiers};
+/// type S = mfma!(cdna3::smfmac_f32_16x16x32_bf16);
+/// let a = FragA::<S>::from_fn(|_, i, kc| half::bf16::from_f32((i + kc) as f32));
+/// let b = FragB::<S>::from_fn(|_, k, j| half::bf16::from_f32((k % 3 + j) as f32));
+/// let idx = FragIdx::<S>::from_positions(|i, kc| ((i + kc) % 2 + 2 * (kc % 2)) as u8).unwrap();
+/// let mut d = Acc::<S>::zero();
+/// execute_sparse_dynamic::<S>(Modifiers::new(0, 2, 0), &a, &b, &mut d, &idx).unwrap();
+/// assert_eq!(d, execute_sparse::<S, 0, 2>(a, b, Acc::<S>::zero(), &idx));
+/// ```
+///
+/// # Errors
+/// The [`ModifierError`](mfma_spec::ModifierError) if `m` is illegal for `X`.
+///
+/// # Panics
+/// If a field of the index set read gives both stored values the same
+/// position (see [`sparse`](crate::sparse)).
+pub fn execute_sparse_dynamic<X: crate::SparseInstr>(
+    m: Modifiers,
+    a: &FragA<X>,
+    b: &FragB<X>,
+    c: &mut Acc<X>,
+    idx: &crate::FragIdx<X>,
+) -> Result<(), mfma_spec::ModifierError> {
+    mfma_spec::validate(X::SPEC, m)?;
+    let set = X::SPEC.sparse.map_or(0, |s| s.index_set(m));
+    crate::sparse::run_soft::<X>(set, a, b, c, idx);
+    Ok(())
+}
+
 /// Every element with its sign flipped (reference CDNA3 3.3: negation flips
 /// the sign of the operand's values before use, so +0 becomes -0). Only
 /// floating-point operands are ever negated.
@@ -674,6 +745,31 @@ mod tests {
 
     /// Chains agree with the loop in every regime (see [`REGIMES`]), in
     /// every copy.
+    #[test]
+    fn run_time_modifiers_give_the_constant_ones_bits() {
+        #[derive(Clone, Copy)]
+        struct Same;
+        impl Visit for Same {
+            type Output = ();
+            fn visit<X: Instr>(self) {
+                let mut r = Bits(0x5eed ^ X::SPEC.m as u64);
+                let a = FragA::<X>::from_fn(|_, _, _| r.elem());
+                let b = FragB::<X>::from_fn(|_, _, _| r.elem());
+                let c = Acc::<X>::from_fn(|_, _, _| r.elem());
+                let mut d = c;
+                super::execute_dynamic::<X>(Modifiers::NONE, &a, &b, &mut d).unwrap();
+                assert_same_bits(&d, &execute::<X, 0, 0, 0>(a, b, c), "dynamic");
+                // The blgp field is never 9: refused, and `c` untouched.
+                let mut e = c;
+                assert!(
+                    super::execute_dynamic::<X>(Modifiers::new(0, 0, 9), &a, &b, &mut e).is_err()
+                );
+                assert_same_bits(&e, &c, "refused");
+            }
+        }
+        every_builtin(Same);
+    }
+
     #[test]
     fn a_chain_is_the_loop_of_its_instructions() {
         each_copy(|_| {
