@@ -374,8 +374,8 @@ const fn group_of<X: Instr>() -> usize {
 /// infinite, bit 15 NaN, bits 16..=26 `e + 512`, bit 31 the sign. Zero has
 /// `m = 0` and exponent field 0, below every real exponent (≥ 363).
 ///
-/// The shifts make `(m_a << 3) · (m_b << 1) = 16 · m_a · m_b`: a product
-/// already in units of `2^(e_dot − 24)` when it has the largest exponent.
+/// (The two shifts are what [`unpack`] undoes; the fast chain decodes
+/// values instead, see [`fast_decode`].)
 pub type Packed = u32;
 
 const M_FIELD: u32 = 0x3fff;
@@ -427,8 +427,9 @@ fn unpack(w: Packed, shift: u32) -> Dec {
 }
 
 /// Exponents of the inputs the fast chain takes: products stay below 2^126
-/// (no overflow to handle) and above 2^-120.
-const FAST_EXP: core::ops::RangeInclusive<i32> = -60..=62;
+/// (no overflow to handle) and at or above 2^-102 (so that pass 2's scale
+/// `2^(24 − e_dot)` is a normal f32).
+const FAST_EXP: core::ops::RangeInclusive<i32> = -51..=62;
 
 /// Whether a packed input suits the fast chain: finite, and zero or of a
 /// moderate exponent (see [`FAST_EXP`]).
@@ -500,82 +501,184 @@ fn run_blocks<X: Instr, A: FusedInput, B: FusedInput, const SPLIT: bool>(
 }
 
 // ---------------------------------------------------------------------------
-// The fast chain: the same steps, W outputs at a time, in integer and f64
-// lanes (what the vector units do), for inputs that passed `fast_input`.
+// The fast chain: the same steps, W outputs at a time, in f32, integer and
+// f64 lanes (what the vector units do), for inputs that passed `fast_input`.
 
-/// `W` outputs of one row, through the steps of a chain: per group, the
-/// largest product exponent (pass 1), the truncated products summed in
-/// integers (pass 2), then the accumulator step in f64, where each
-/// operation is exact; lanes the fast step cannot take (a `c` that must be
-/// floored, a result below 2^-126) are redone by [`exact_step`].
+/// The most elements of one block's A (`M × K`) or B (`K × N`) tile.
+const TILE: usize = 512;
+
+/// An input in the fast chain's form: its exact value as f32 and its
+/// exponent `e` (reference 4's, so a subnormal of its own type has the
+/// type's `e_sub`). A zero has exponent −512 (its packed field is 0), far
+/// enough below every fast input's product (≥ 2^-102) that a zero product
+/// never sets the group's largest exponent.
 #[inline(always)]
-fn fast_row<X: Instr, const SPLIT: bool, const N: usize, const W: usize>(
+fn fast_decode(w: Packed, shift: u32) -> (f32, i32) {
+    let m = (w & M_FIELD) >> shift;
+    let e = ((w >> 16) & 0x7ff) as i32 - E_BIAS;
+    // Exact: m < 2^11, and 2^(e − 10) is a normal f32 for every fast input.
+    let unit = f32::from_bits((((e - 10 + 127).clamp(1, 254)) as u32) << 23);
+    let v = f32::from_bits((m as f32 * unit).to_bits() | (w & SIGN_BIT));
+    (v, e)
+}
+
+/// One step's A (`M × K`, row by row) or B (`K × N`, in vectors of `W`
+/// columns, k by k) decoded by [`fast_decode`]: decoded once per step, read
+/// by every output.
+pub(super) struct Tile {
+    pub(super) v: [f32; TILE],
+    pub(super) e: [i32; TILE],
+}
+
+impl Tile {
+    fn new() -> Self {
+        Tile {
+            v: [0.0; TILE],
+            e: [0; TILE],
+        }
+    }
+
+    /// The `W` values and exponents from `at`.
+    #[inline(always)]
+    fn get<const W: usize>(&self, at: usize) -> (&[f32; W], &[i32; W]) {
+        let v = self.v[at..at + W].try_into().expect("W values");
+        let e = self.e[at..at + W].try_into().expect("W exponents");
+        (v, e)
+    }
+}
+
+/// Block `blk` of a chain on the fast path, `W` columns at a time: per
+/// step and group, the largest product exponent (pass 1), the products
+/// scaled to units of `2^(e_dot − 24)` and truncated by the conversion to
+/// integers (pass 2: `(a · b) · 2^(24 − e_dot)` is exact in f32 and below
+/// 2^26 in magnitude), summed exactly, then the accumulator step
+/// ([`fast_combine`]); lanes it cannot take are redone by [`exact_step`].
+#[inline(always)]
+fn fast_block<X: Instr, const SPLIT: bool, const N: usize, const W: usize, const L: u8>(
     a: Win<'_, Packed>,
     b: Win<'_, Packed>,
     steps: usize,
-    (blk, i, j0): (usize, usize, usize),
-    c: &mut [f32; W],
+    blk: usize,
+    c: &mut [f32],
 ) {
     let g = const { group_of::<X>() };
-    let k = X::SPEC.k;
+    let (m, k) = (X::SPEC.m, X::SPEC.k);
+    const {
+        assert!(X::SPEC.m * X::SPEC.k <= TILE && X::SPEC.k * X::SPEC.n <= TILE);
+        assert!(N.is_multiple_of(W) && W <= 32);
+    }
+    let (mut ta, mut tb) = (Tile::new(), Tile::new());
     for t in 0..steps {
-        let a_row = a.row(t, blk, i, k);
+        for i in 0..m {
+            for (kk, &w) in a.row(t, blk, i, k).iter().enumerate() {
+                (ta.v[i * k + kk], ta.e[i * k + kk]) = fast_decode(w, 3);
+            }
+        }
         let b_rows = b.run::<N>(t, blk, 0, k);
-        for q in (0..k).step_by(g) {
-            let mut sums = [[0i32; W]; 2];
-            let mut e_dots = [[0i32; W]; 2];
-            // Pass 1: the largest exponent per output (per parity if SPLIT).
-            for kk in 0..g {
-                let ea = ((a_row[q + kk] >> 16) & 0x7ff) as i32;
-                let row = b_rows.get::<W>(q + kk, j0);
-                let e_dot = &mut e_dots[if SPLIT { kk % 2 } else { 0 }];
-                for l in 0..W {
-                    let e = ea + ((row[l] >> 16) & 0x7ff) as i32;
-                    e_dot[l] = e_dot[l].max(e);
-                }
+        for kk in 0..k {
+            let row = b_rows.get::<N>(kk, 0);
+            let at = kk * N;
+            for (j, &w) in row.iter().enumerate() {
+                // Vector v of row kk at (kk · nv + v) · W = kk · N + v · W.
+                (tb.v[at + j], tb.e[at + j]) = fast_decode(w, 1);
             }
-            // Pass 2: each product, truncated toward zero to a multiple of
-            // 2^(e_dot − 24), summed exactly.
-            for kk in 0..g {
-                let aw = a_row[q + kk];
-                let (am, ea) = ((aw & M_FIELD) as i32, ((aw >> 16) & 0x7ff) as i32);
-                let row = b_rows.get::<W>(q + kk, j0);
-                let p = if SPLIT { kk % 2 } else { 0 };
-                let (sum, e_dot) = (&mut sums[p], &e_dots[p]);
-                for l in 0..W {
-                    let bw = row[l];
-                    let product = (am * (bw & M_FIELD) as i32) as u32;
-                    let d = (e_dot[l] - ea - ((bw >> 16) & 0x7ff) as i32) as u32;
-                    let t = if d < 32 { product >> d } else { 0 } as i32;
-                    let neg = ((aw ^ bw) as i32) >> 31;
-                    sum[l] += (t ^ neg) - neg;
-                }
-            }
-            // 4.3 step 3: both parities' sums floored to the larger exponent.
-            let mut sum = sums[0];
-            let mut e_dot = e_dots[0];
-            if SPLIT {
-                for l in 0..W {
-                    let (e0, e1) = (e_dots[0][l], e_dots[1][l]);
-                    let e = e0.max(e1);
-                    let sh = |x: i32, by: i32| if by < 31 { x >> by } else { x >> 31 };
-                    sum[l] = sh(sums[0][l], e - e0) + sh(sums[1][l], e - e1);
-                    e_dot[l] = e;
-                }
-            }
-            let redo = fast_combine::<SPLIT, W>(&sum, &e_dot, c);
-            if redo != 0 {
-                for l in (0..W).filter(|l| redo >> l & 1 != 0) {
-                    // `c[l]` still holds the step's input in a redone lane.
-                    c[l] = exact_step::<SPLIT>(a_row, b, (t, blk, q, g, j0 + l), c[l]);
+        }
+        for (i, c_row) in c.as_chunks_mut::<N>().0.iter_mut().enumerate() {
+            for (v, c) in c_row.as_chunks_mut::<W>().0.iter_mut().enumerate() {
+                for q in (0..k).step_by(g) {
+                    let at = (i * k + q, q * N + v * W, N);
+                    let (sum, e_dot) = fast_sums::<SPLIT, W, L>(&ta, &tb, g, at);
+                    let redo = fast_combine::<SPLIT, W, L>(&sum, &e_dot, c);
+                    if redo != 0 {
+                        let a_row = a.row(t, blk, i, k);
+                        for l in (0..W).filter(|l| redo >> l & 1 != 0) {
+                            // `c[l]` still holds the step's input in a redone lane.
+                            c[l] = exact_step::<SPLIT>(a_row, b, (t, blk, q, g, v * W + l), c[l]);
+                        }
+                    }
                 }
             }
         }
     }
 }
 
+/// Passes 1 and 2 of one group of `g` k for `W` outputs: A's decoded
+/// inputs from `ta` at `a0..a0 + g`, B's W-vectors from `tb` at `b0`,
+/// `stride` apart. Returns the sum (units of `2^(e_dot − 24)`) and `e_dot`,
+/// the parities already merged as 4.3 step 3 says when `SPLIT`.
+#[inline(always)]
+fn fast_sums<const SPLIT: bool, const W: usize, const L: u8>(
+    ta: &Tile,
+    tb: &Tile,
+    g: usize,
+    (a0, b0, stride): (usize, usize, usize),
+) -> ([i32; W], [i32; W]) {
+    #[cfg(target_arch = "x86_64")]
+    if L >= super::cpu::AVX512 && W == 16 {
+        let (mut sum, mut e_dot) = ([0; W], [0; W]);
+        let (s16, e16) = (&mut sum[..16], &mut e_dot[..16]);
+        // SAFETY: `L >= AVX512` only in the copy of the chain compiled
+        // with AVX-512, which runs on CPUs that have it.
+        unsafe {
+            super::fused_avx512::fast_sums::<SPLIT>(
+                (ta, tb),
+                g,
+                (a0, b0, stride),
+                s16.try_into().expect("16 lanes"),
+                e16.try_into().expect("16 lanes"),
+            )
+        };
+        return (sum, e_dot);
+    }
+    let (av, ae) = (&ta.v[a0..a0 + g], &ta.e[a0..a0 + g]);
+    // Pass 1: the largest exponent per output (per parity if SPLIT).
+    let mut e_dots = [[i32::MIN; W]; 2];
+    for kk in 0..g {
+        let ea = ae[kk];
+        let (_, eb) = tb.get::<W>(b0 + kk * stride);
+        let e_dot = &mut e_dots[if SPLIT { kk % 2 } else { 0 }];
+        for l in 0..W {
+            e_dot[l] = e_dot[l].max(ea + eb[l]);
+        }
+    }
+    // 2^(24 − e_dot): normal for every group with a nonzero product; a
+    // group of zero products gets some finite scale and sums zeros.
+    let mut scale = [[0f32; W]; 2];
+    for (scale, e_dot) in scale.iter_mut().zip(&e_dots).take(1 + usize::from(SPLIT)) {
+        for l in 0..W {
+            scale[l] = f32::from_bits(((151 - e_dot[l]).clamp(1, 254) as u32) << 23);
+        }
+    }
+    // Pass 2: each product truncated toward zero to a multiple of
+    // 2^(e_dot − 24) by the conversion, summed exactly (|sum| < 2^29).
+    let mut sums = [[0i32; W]; 2];
+    for (kk, &a) in av.iter().enumerate() {
+        let (bv, _) = tb.get::<W>(b0 + kk * stride);
+        let p = if SPLIT { kk % 2 } else { 0 };
+        let (sum, scale) = (&mut sums[p], &scale[p]);
+        for l in 0..W {
+            let x = a * bv[l] * scale[l];
+            // SAFETY: x is finite and |x| < 2^26 (see fast_block).
+            sum[l] += unsafe { x.to_int_unchecked::<i32>() };
+        }
+    }
+    if !SPLIT {
+        return (sums[0], e_dots[0]);
+    }
+    // 4.3 step 3: both parities' sums floored to the larger exponent.
+    let (mut sum, mut e_dot) = ([0; W], [0; W]);
+    for l in 0..W {
+        let (e0, e1) = (e_dots[0][l], e_dots[1][l]);
+        let e = e0.max(e1);
+        let sh = |x: i32, by: i32| x >> by.min(31);
+        sum[l] = sh(sums[0][l], e - e0) + sh(sums[1][l], e - e1);
+        e_dot[l] = e;
+    }
+    (sum, e_dot)
+}
+
 /// Steps 3–5 for `W` outputs whose sums `sum` (units of `2^(e_dot − 24)`,
-/// `e_dot` biased by 1024) are known: `c` becomes each step's result.
+/// exponent `e_dot`) are known: `c` becomes each step's result.
 /// Returns a bit mask of the lanes it left alone for the exact path: those
 /// whose result lies below 2^-126 (where the final floor is finer).
 ///
@@ -587,18 +690,28 @@ fn fast_row<X: Instr, const SPLIT: bool, const N: usize, const W: usize>(
 /// (rounding a negative one away from zero), and the conversion to f32 is
 /// the final round to nearest even.
 #[inline(always)]
-fn fast_combine<const SPLIT: bool, const W: usize>(
+fn fast_combine<const SPLIT: bool, const W: usize, const L: u8>(
     sum: &[i32; W],
     e_dot: &[i32; W],
     c: &mut [f32; W],
 ) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    if L >= super::cpu::AVX512 && W == 16 {
+        let lanes = |x: &[i32]| -> [i32; 16] { x.try_into().expect("16 lanes") };
+        let c16: &mut [f32; 16] = (&mut c[..]).try_into().expect("16 lanes");
+        // SAFETY: `L >= AVX512` only in the copy of the chain compiled
+        // with AVX-512, which runs on CPUs that have it.
+        return unsafe {
+            super::fused_avx512::fast_combine::<SPLIT>(&lanes(sum), &lanes(e_dot), c16)
+        };
+    }
     // Lane by lane without branches, so that the loops vectorise.
     let mut tiny = [false; W];
     let mut out = [0f32; W];
     for l in 0..W {
         let bits = c[l].to_bits();
         let e_c = (((bits >> 23) & 0xff) as i32 - 127).max(-126);
-        let e_dot = e_dot[l] - 2 * E_BIAS;
+        let e_dot = e_dot[l];
         let big_e = e_dot.max(e_c);
         let sh = (big_e - e_dot - 8).clamp(0, 31);
         let s = sum[l] >> sh;
@@ -651,26 +764,10 @@ fn floor_f32(bits: u32, nb: i32, q: i32) -> u32 {
     }
 }
 
-/// Block `blk` of a chain on the fast path, `W` columns at a time.
-#[inline(always)]
-fn fast_block<X: Instr, const SPLIT: bool, const N: usize, const W: usize>(
-    a: Win<'_, Packed>,
-    b: Win<'_, Packed>,
-    steps: usize,
-    blk: usize,
-    c: &mut [f32],
-) {
-    for (i, c_row) in c.as_chunks_mut::<N>().0.iter_mut().enumerate() {
-        for (v, c) in c_row.as_chunks_mut::<W>().0.iter_mut().enumerate() {
-            fast_row::<X, SPLIT, N, W>(a, b, steps, (blk, i, v * W), c);
-        }
-    }
-}
-
 /// A chain on packed inputs: the fast path for a block when every input
 /// passed [`fast_input`] and the columns are whole vectors; else the exact one.
 #[inline(always)]
-fn chain_body<X: Instr, const SPLIT: bool>(
+fn chain_body<X: Instr, const SPLIT: bool, const L: u8>(
     a: Win<'_, Packed>,
     b: Win<'_, Packed>,
     steps: usize,
@@ -678,11 +775,14 @@ fn chain_body<X: Instr, const SPLIT: bool>(
     c: &mut [f32],
 ) {
     let s = X::SPEC;
+    let wide = L == super::cpu::AVX512;
     for (blk, c) in c.chunks_exact_mut(s.m * s.n).enumerate() {
-        match (plain, s.n) {
-            (true, 32) => fast_block::<X, SPLIT, 32, 8>(a, b, steps, blk, c),
-            (true, 16) => fast_block::<X, SPLIT, 16, 8>(a, b, steps, blk, c),
-            (true, 4) => fast_block::<X, SPLIT, 4, 4>(a, b, steps, blk, c),
+        match (plain, s.n, wide) {
+            (true, 32, true) => fast_block::<X, SPLIT, 32, 16, L>(a, b, steps, blk, c),
+            (true, 16, true) => fast_block::<X, SPLIT, 16, 16, L>(a, b, steps, blk, c),
+            (true, 32, _) => fast_block::<X, SPLIT, 32, 8, L>(a, b, steps, blk, c),
+            (true, 16, _) => fast_block::<X, SPLIT, 16, 8, L>(a, b, steps, blk, c),
+            (true, 4, _) => fast_block::<X, SPLIT, 4, 4, L>(a, b, steps, blk, c),
             _ => exact::<X, SPLIT>(a, b, steps, blk, c),
         }
     }
@@ -690,33 +790,33 @@ fn chain_body<X: Instr, const SPLIT: bool>(
 
 // `multiversion!` takes no const generics: one wrapper per value of SPLIT.
 #[inline(always)]
-fn chain_tr_body<X: Instr>(
+fn chain_tr_body<X: Instr, const L: u8>(
     a: Win<'_, Packed>,
     b: Win<'_, Packed>,
     steps: usize,
     plain: bool,
     c: &mut [f32],
 ) {
-    chain_body::<X, false>(a, b, steps, plain, c)
+    chain_body::<X, false, L>(a, b, steps, plain, c)
 }
 
 #[inline(always)]
-fn chain_gtr_body<X: Instr>(
+fn chain_gtr_body<X: Instr, const L: u8>(
     a: Win<'_, Packed>,
     b: Win<'_, Packed>,
     steps: usize,
     plain: bool,
     c: &mut [f32],
 ) {
-    chain_body::<X, true>(a, b, steps, plain, c)
+    chain_body::<X, true, L>(a, b, steps, plain, c)
 }
 
 super::cpu::multiversion! {
-    fn chain_tr<X: Instr>(a: Win<'_, Packed>, b: Win<'_, Packed>, steps: usize, plain: bool, c: &mut [f32]) => chain_tr_body
+    fn chain_tr<X: Instr>(a: Win<'_, Packed>, b: Win<'_, Packed>, steps: usize, plain: bool, c: &mut [f32]) => chain_tr_body with intrinsics
 }
 
 super::cpu::multiversion! {
-    fn chain_gtr<X: Instr>(a: Win<'_, Packed>, b: Win<'_, Packed>, steps: usize, plain: bool, c: &mut [f32]) => chain_gtr_body
+    fn chain_gtr<X: Instr>(a: Win<'_, Packed>, b: Win<'_, Packed>, steps: usize, plain: bool, c: &mut [f32]) => chain_gtr_body with intrinsics
 }
 
 /// The family of CDNA3's f16, bf16 (`_1k`) and xf32 builtins: the

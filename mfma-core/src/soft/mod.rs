@@ -13,6 +13,8 @@
 mod cpu;
 mod float;
 mod fused;
+#[cfg(target_arch = "x86_64")]
+mod fused_avx512;
 mod grouped;
 #[cfg(target_arch = "x86_64")]
 mod grouped_avx2;

@@ -1,0 +1,185 @@
+//! Passes 1 and 2 of the fused families' fast chain (see
+//! `fused::fast_sums`) on 16 lanes with AVX-512 intrinsics.
+//!
+//! The operations are the portable code's, on the same values in the same
+//! order, so the bits are the same (the tests compare the copies). Written
+//! out because LLVM vectorises the portable loops of a group of 8 k across
+//! k (a horizontal maximum and gathers per output) rather than across the
+//! 16 outputs, five times slower.
+
+use super::fused::Tile;
+use core::arch::x86_64::*;
+
+/// `fused::fast_sums` for `W = 16`: the sums and largest exponents of a
+/// group of `g` k, written to `sum` and `e_dot` (16 each).
+///
+/// # Safety
+/// The CPU must have AVX-512 F, and the caller must be compiled with it
+/// (so that these intrinsics inline).
+#[inline(always)]
+pub(super) unsafe fn fast_sums<const SPLIT: bool>(
+    (ta, tb): (&Tile, &Tile),
+    g: usize,
+    (a0, b0, stride): (usize, usize, usize),
+    sum: &mut [i32; 16],
+    e_dot: &mut [i32; 16],
+) {
+    let (av, ae) = (&ta.v[a0..a0 + g], &ta.e[a0..a0 + g]);
+    // SAFETY: see above; every load reads 16 elements of a slice checked
+    // to hold them.
+    unsafe {
+        let parity = |kk: usize| if SPLIT { kk % 2 } else { 0 };
+        // Pass 1: the largest exponent per output (per parity if SPLIT).
+        let mut e_dots = [_mm512_set1_epi32(i32::MIN); 2];
+        for kk in 0..g {
+            let eb = _mm512_loadu_si512(tb.e[b0 + kk * stride..][..16].as_ptr().cast());
+            let e = _mm512_add_epi32(_mm512_set1_epi32(ae[kk]), eb);
+            e_dots[parity(kk)] = _mm512_max_epi32(e_dots[parity(kk)], e);
+        }
+        // 2^(24 − e_dot), its biased exponent clamped to the normal range.
+        let mut scale = [_mm512_setzero_ps(); 2];
+        for p in 0..1 + usize::from(SPLIT) {
+            let x = _mm512_sub_epi32(_mm512_set1_epi32(151), e_dots[p]);
+            let x = _mm512_min_epi32(
+                _mm512_max_epi32(x, _mm512_set1_epi32(1)),
+                _mm512_set1_epi32(254),
+            );
+            scale[p] = _mm512_castsi512_ps(_mm512_slli_epi32::<23>(x));
+        }
+        // Pass 2: (a · b) · 2^(24 − e_dot), truncated by the conversion.
+        let mut sums = [_mm512_setzero_si512(); 2];
+        for kk in 0..g {
+            let bv = _mm512_loadu_ps(tb.v[b0 + kk * stride..][..16].as_ptr());
+            let x = _mm512_mul_ps(_mm512_set1_ps(av[kk]), bv);
+            let x = _mm512_mul_ps(x, scale[parity(kk)]);
+            sums[parity(kk)] = _mm512_add_epi32(sums[parity(kk)], _mm512_cvttps_epi32(x));
+        }
+        let (s, e) = if SPLIT {
+            // 4.3 step 3: both parities' sums floored to the larger exponent.
+            let e = _mm512_max_epi32(e_dots[0], e_dots[1]);
+            let by0 = clamp(_mm512_sub_epi32(e, e_dots[0]), 0, 31);
+            let by1 = clamp(_mm512_sub_epi32(e, e_dots[1]), 0, 31);
+            let s = _mm512_add_epi32(
+                _mm512_srav_epi32(sums[0], by0),
+                _mm512_srav_epi32(sums[1], by1),
+            );
+            (s, e)
+        } else {
+            (sums[0], e_dots[0])
+        };
+        _mm512_storeu_si512(sum.as_mut_ptr().cast(), s);
+        _mm512_storeu_si512(e_dot.as_mut_ptr().cast(), e);
+    }
+}
+
+/// `fused::fast_combine` for `W = 16`: the same operations lane by lane
+/// (the f64 ones on two halves of 8), returning the mask of lanes left for
+/// the exact path (whose `c` is left as it was).
+///
+/// # Safety
+/// As [`fast_sums`].
+#[inline(always)]
+pub(super) unsafe fn fast_combine<const SPLIT: bool>(
+    sum: &[i32; 16],
+    e_dot: &[i32; 16],
+    c: &mut [f32; 16],
+) -> u32 {
+    // SAFETY: see `fast_sums`; the loads and stores are of whole arrays.
+    unsafe {
+        let set1 = _mm512_set1_epi32;
+        let bits = _mm512_loadu_si512(c.as_ptr().cast());
+        let e_dot = _mm512_loadu_si512(e_dot.as_ptr().cast());
+        let sum = _mm512_loadu_si512(sum.as_ptr().cast());
+        let field = _mm512_and_si512(_mm512_srli_epi32::<23>(bits), set1(0xff));
+        let e_c = _mm512_max_epi32(_mm512_sub_epi32(field, set1(127)), set1(-126));
+        let big_e = _mm512_max_epi32(e_dot, e_c);
+        let sh = clamp(
+            _mm512_sub_epi32(_mm512_sub_epi32(big_e, e_dot), set1(8)),
+            0,
+            31,
+        );
+        let s = _mm512_srav_epi32(sum, sh);
+        let unit = _mm512_add_epi32(_mm512_sub_epi32(e_dot, set1(24)), sh);
+        // c floored to a multiple of 2^(E − 24) (`fused::floor_f32`).
+        let nb = _mm512_sub_epi32(_mm512_sub_epi32(big_e, e_c), set1(1));
+        let q = _mm512_sub_epi32(big_e, set1(24));
+        let sign = _mm512_and_si512(bits, set1(i32::MIN));
+        let mag = _mm512_and_si512(bits, set1(i32::MAX));
+        let mask = _mm512_sub_epi32(_mm512_sllv_epi32(set1(1), clamp(nb, 0, 31)), set1(1));
+        let up = _mm512_and_si512(_mm512_srai_epi32::<31>(bits), mask);
+        let cleared = _mm512_or_si512(sign, _mm512_andnot_si512(mask, _mm512_add_epi32(mag, up)));
+        let q_bits = _mm512_slli_epi32::<23>(clamp(_mm512_add_epi32(q, set1(127)), 1, 254));
+        let neg_nonzero = _mm512_mask_test_epi32_mask(_mm512_movepi32_mask(bits), mag, mag);
+        let below = _mm512_maskz_mov_epi32(neg_nonzero, _mm512_or_si512(sign, q_bits));
+        let mut c_used = bits;
+        c_used = _mm512_mask_mov_epi32(c_used, _mm512_cmpgt_epi32_mask(nb, set1(0)), cleared);
+        c_used = _mm512_mask_mov_epi32(c_used, _mm512_cmpgt_epi32_mask(nb, set1(23)), below);
+        if SPLIT {
+            let dropped = _mm512_cmplt_epi32_mask(e_c, _mm512_sub_epi32(big_e, set1(25)));
+            c_used = _mm512_mask_mov_epi32(c_used, dropped, _mm512_setzero_si512());
+        }
+        let c_used = _mm512_castsi512_ps(c_used);
+        // T = s · 2^unit + c, exact in f64; floored to 31 bits below its
+        // leading one; rounded to f32.
+        let (lo, tiny_lo) = combine_half::<true>(s, unit, c_used);
+        let (hi, tiny_hi) = combine_half::<false>(s, unit, c_used);
+        let out = _mm512_insertf32x8::<1>(_mm512_castps256_ps512(lo), hi);
+        let tiny = u32::from(tiny_lo) | u32::from(tiny_hi) << 8;
+        let keep = !(tiny as u16);
+        let merged = _mm512_mask_mov_ps(_mm512_castsi512_ps(bits), keep, out);
+        _mm512_storeu_ps(c.as_mut_ptr(), merged);
+        tiny
+    }
+}
+
+/// `x` clamped to `lo..=hi`, lane by lane.
+#[inline(always)]
+unsafe fn clamp(x: __m512i, lo: i32, hi: i32) -> __m512i {
+    // SAFETY: see `fast_sums`.
+    unsafe {
+        _mm512_min_epi32(
+            _mm512_max_epi32(x, _mm512_set1_epi32(lo)),
+            _mm512_set1_epi32(hi),
+        )
+    }
+}
+
+/// The f64 part of [`fast_combine`] for lanes 0..8 (`LO`) or 8..16: `T =
+/// s · 2^unit + c` (exact), floored to 31 bits below its leading one and
+/// rounded to f32, and the mask of lanes whose `T` is nonzero and below
+/// 2^-126. Written as functions, not closures: a closure would not inherit
+/// the caller's target features, and its intrinsics would not inline.
+#[inline(always)]
+unsafe fn combine_half<const LO: bool>(s: __m512i, unit: __m512i, c: __m512) -> (__m256, u8) {
+    // SAFETY: see `fast_sums`.
+    unsafe {
+        let (s, unit, c) = if LO {
+            (
+                _mm512_castsi512_si256(s),
+                _mm512_castsi512_si256(unit),
+                _mm512_castps512_ps256(c),
+            )
+        } else {
+            (
+                _mm512_extracti64x4_epi64::<1>(s),
+                _mm512_extracti64x4_epi64::<1>(unit),
+                _mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(_mm512_castps_pd(c))),
+            )
+        };
+        let t = _mm512_add_pd(
+            _mm512_scalef_pd(_mm512_cvtepi32_pd(s), _mm512_cvtepi32_pd(unit)),
+            _mm512_cvtps_pd(c),
+        );
+        let tb = _mm512_castpd_si512(t);
+        let low = _mm512_set1_epi64(0x1f_ffff);
+        let up = _mm512_and_si512(_mm512_srai_epi64::<63>(tb), low);
+        let floored = _mm512_andnot_si512(low, _mm512_add_epi64(tb, up));
+        let nonzero = _mm512_cmp_pd_mask::<_CMP_NEQ_UQ>(t, _mm512_setzero_pd());
+        let tiny = _mm512_mask_cmp_pd_mask::<_CMP_LT_OQ>(
+            nonzero,
+            _mm512_abs_pd(t),
+            _mm512_set1_pd(f64::from(f32::MIN_POSITIVE)),
+        );
+        (_mm512_cvtpd_ps(_mm512_castsi512_pd(floored)), tiny)
+    }
+}
