@@ -86,9 +86,21 @@ pub trait FusedInput: Element {
 }
 
 impl FusedInput for f16 {
+    /// On the bit pattern, without branches (half's conversion asks the
+    /// CPU for F16C at every call): the f16's exponent and significand
+    /// fields placed as an f32's and scaled by 2^112, which is exact for
+    /// normals and subnormals alike; infinities and NaNs set apart.
     #[inline(always)]
     fn value(self) -> f32 {
-        self.to_f32()
+        let h = u32::from(self.to_bits());
+        let (sign, mag) = ((h & 0x8000) << 16, h & 0x7fff);
+        let scaled = f32::from_bits(mag << 13) * f32::from_bits(0x7780_0000);
+        let v = if mag >= 0x7c00 {
+            f32::from_bits(0x7f80_0000 | (mag & 0x3ff) << 13)
+        } else {
+            scaled
+        };
+        f32::from_bits(v.to_bits() | sign)
     }
 }
 
@@ -109,16 +121,36 @@ impl FusedInput for Xf32 {
 }
 
 impl FusedInput for Fp8 {
+    /// From a table of all 256 values (the decoding branches).
     #[inline(always)]
     fn value(self) -> f32 {
-        self.to_f32()
+        static VALUES: [f32; 256] = {
+            let mut t = [0.0; 256];
+            let mut i = 0;
+            while i < 256 {
+                t[i] = Fp8::from_bits(i as u8).to_f32();
+                i += 1;
+            }
+            t
+        };
+        VALUES[usize::from(self.to_bits())]
     }
 }
 
 impl FusedInput for Bf8 {
+    /// From a table of all 256 values (the decoding branches).
     #[inline(always)]
     fn value(self) -> f32 {
-        self.to_f32()
+        static VALUES: [f32; 256] = {
+            let mut t = [0.0; 256];
+            let mut i = 0;
+            while i < 256 {
+                t[i] = Bf8::from_bits(i as u8).to_f32();
+                i += 1;
+            }
+            t
+        };
+        VALUES[usize::from(self.to_bits())]
     }
 }
 
@@ -387,22 +419,37 @@ const E_BIAS: i32 = 512;
 /// Packs an input (side A shifts its significand by 3, side B by 1).
 #[inline(always)]
 fn pack<T: FusedInput>(x: T, shift: u32) -> Packed {
-    let d = x.decode();
-    let sign = u32::from(d.flags & NEG) << 31;
-    if d.flags & NAN != 0 {
-        return NAN_BIT;
+    pack_value(x.value(), T::TYPE.min_exp(), shift)
+}
+
+/// [`pack`] of a value `v` of a type whose subnormal exponent is `e_sub`:
+/// [`Dec::new`]'s decoding written without early returns, so that packing
+/// a panel vectorises (`packing_is_decoding` checks it against `Dec::new`).
+#[inline(always)]
+fn pack_value(v: f32, e_sub: i32, shift: u32) -> Packed {
+    let bits = v.to_bits();
+    let sign = bits & SIGN_BIT;
+    let exp = ((bits >> 23) & 0xff) as i32;
+    let frac = bits & 0x7f_ffff;
+    let (m, e) = if exp == 0 {
+        (frac, -126)
+    } else {
+        (frac | 1 << 23, exp - 127)
+    };
+    let zero = m == 0;
+    // Exact: below its own smallest normal an input type has fewer
+    // significant bits than the shift removes, and every fused input type
+    // has at most 11 significant bits at its own exponent (subnormals
+    // included), so the low 13 bits of the f32-scale significand are zero.
+    let (m, e) = (m >> (e_sub - e).clamp(0, 31), e.max(e_sub));
+    let finite = sign | (((e + E_BIAS) as u32) << 16) | ((m >> 13) << shift);
+    let special = if frac != 0 { NAN_BIT } else { sign | INF_BIT };
+    let word = if zero { sign } else { finite };
+    if exp == 0xff {
+        special
+    } else {
+        word
     }
-    if d.flags & INF != 0 {
-        return sign | INF_BIT;
-    }
-    if d.m == 0 {
-        return sign;
-    }
-    // Exact: every fused input type has at most 11 significant bits at its
-    // own exponent (subnormals included), so the low 13 bits of the f32-scale
-    // significand are zero.
-    let m = d.m >> 13;
-    sign | (((i32::from(d.e) + E_BIAS) as u32) << 16) | (m << shift)
 }
 
 /// The decoded input of a packed one (`shift` as it was packed).
@@ -436,7 +483,9 @@ const FAST_EXP: core::ops::RangeInclusive<i32> = -51..=62;
 #[inline(always)]
 fn fast_input(w: Packed) -> bool {
     let e = ((w >> 16) & 0x7ff) as i32 - E_BIAS;
-    w & (INF_BIT | NAN_BIT) == 0 && (w & M_FIELD == 0 || FAST_EXP.contains(&e))
+    // `&` and `|`, not `&&` and `||`: no branches in the packing loops.
+    (w & (INF_BIT | NAN_BIT) == 0)
+        & ((w & M_FIELD == 0) | (e >= *FAST_EXP.start()) & (e <= *FAST_EXP.end()))
 }
 
 // ---------------------------------------------------------------------------
@@ -630,6 +679,23 @@ fn fast_sums<const SPLIT: bool, const W: usize, const L: u8>(
         };
         return (sum, e_dot);
     }
+    #[cfg(target_arch = "x86_64")]
+    if L >= super::cpu::AVX2 && W == 8 {
+        let (mut sum, mut e_dot) = ([0; W], [0; W]);
+        let (s8, e8) = (&mut sum[..8], &mut e_dot[..8]);
+        // SAFETY: `L >= AVX2` only in copies of the chain compiled with
+        // AVX2, which run on CPUs that have it.
+        unsafe {
+            super::fused_avx2::fast_sums::<SPLIT>(
+                (ta, tb),
+                g,
+                (a0, b0, stride),
+                s8.try_into().expect("8 lanes"),
+                e8.try_into().expect("8 lanes"),
+            )
+        };
+        return (sum, e_dot);
+    }
     let (av, ae) = (&ta.v[a0..a0 + g], &ta.e[a0..a0 + g]);
     // Pass 1: the largest exponent per output (per parity if SPLIT).
     let mut e_dots = [[i32::MIN; W]; 2];
@@ -705,6 +771,14 @@ fn fast_combine<const SPLIT: bool, const W: usize, const L: u8>(
             super::fused_avx512::fast_combine::<SPLIT>(&lanes(sum), &lanes(e_dot), c16)
         };
     }
+    #[cfg(target_arch = "x86_64")]
+    if L >= super::cpu::AVX2 && W == 8 {
+        let lanes = |x: &[i32]| -> [i32; 8] { x.try_into().expect("8 lanes") };
+        let c8: &mut [f32; 8] = (&mut c[..]).try_into().expect("8 lanes");
+        // SAFETY: `L >= AVX2` only in copies of the chain compiled with
+        // AVX2, which run on CPUs that have it.
+        return unsafe { super::fused_avx2::fast_combine::<SPLIT>(&lanes(sum), &lanes(e_dot), c8) };
+    }
     // Lane by lane without branches, so that the loops vectorise.
     let mut tiny = [false; W];
     let mut out = [0f32; W];
@@ -725,15 +799,13 @@ fn fast_combine<const SPLIT: bool, const W: usize, const L: u8>(
         // cleared, a negative value rounded away from zero.
         let neg = 0u64.wrapping_sub(tb >> 63);
         let floored = (tb + (neg & 0x1f_ffff)) & !0x1f_ffff;
-        tiny[l] = t != 0.0 && t.abs() < f64::from(f32::MIN_POSITIVE);
+        tiny[l] = (t != 0.0) & (t.abs() < f64::from(f32::MIN_POSITIVE));
         out[l] = f64::from_bits(floored) as f32;
     }
     let mut redo = 0u32;
     for l in 0..W {
         // A redone lane keeps the step's input for the exact path.
-        if !tiny[l] {
-            c[l] = out[l];
-        }
+        c[l] = if tiny[l] { c[l] } else { out[l] };
         redo |= u32::from(tiny[l]) << l;
     }
     redo
@@ -912,6 +984,67 @@ mod tests {
         );
         // An exact zero is +0, whatever the signs.
         assert_eq!(tr(&[(-1.0, 1.0), (1.0, 1.0)], -0.0).to_bits(), 0);
+    }
+
+    /// The packing by [`Dec::new`], as it was written first.
+    fn pack_decoded<T: FusedInput>(x: T, shift: u32) -> Packed {
+        let d = x.decode();
+        let sign = u32::from(d.flags & NEG) << 31;
+        if d.flags & NAN != 0 {
+            return NAN_BIT;
+        }
+        if d.flags & INF != 0 {
+            return sign | INF_BIT;
+        }
+        if d.m == 0 {
+            return sign;
+        }
+        // Exact: every fused input type has at most 11 significant bits at its
+        // own exponent (subnormals included), so the low 13 bits of the f32-scale
+        // significand are zero.
+        let m = d.m >> 13;
+        sign | (((i32::from(d.e) + E_BIAS) as u32) << 16) | (m << shift)
+    }
+
+    /// Every f16, bf16, fp8 and bf8, and xf32 bit patterns, pack as
+    /// [`Dec::new`] decodes them, on both sides.
+    #[test]
+    fn packing_is_decoding() {
+        fn check<T: FusedInput>(x: T) {
+            for shift in [1, 3] {
+                assert_eq!(pack(x, shift), pack_decoded(x, shift), "{x:?} << {shift}");
+            }
+        }
+        for bits in 0..=u16::MAX {
+            check(f16::from_bits(bits));
+            check(bf16::from_bits(bits));
+        }
+        for bits in 0..=u8::MAX {
+            check(Fp8::from_bits(bits));
+            check(Bf8::from_bits(bits));
+        }
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for n in 0..200_000u32 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // Every exponent field, random signs and significands.
+            let bits = (x as u32) & !(0xff << 23) | ((n % 256) << 23);
+            check(Xf32::from_bits(bits));
+        }
+    }
+
+    /// The f16 widening on the bit pattern is half's, for every f16.
+    #[test]
+    fn f16_values_are_halfs() {
+        for bits in 0..=u16::MAX {
+            let x = f16::from_bits(bits);
+            let (got, want) = (FusedInput::value(x), x.to_f32());
+            assert!(
+                got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                "{bits:#x}"
+            );
+        }
     }
 
     #[test]

@@ -14,6 +14,8 @@ mod cpu;
 mod float;
 mod fused;
 #[cfg(target_arch = "x86_64")]
+mod fused_avx2;
+#[cfg(target_arch = "x86_64")]
 mod fused_avx512;
 mod grouped;
 #[cfg(target_arch = "x86_64")]
