@@ -835,6 +835,28 @@ mod tests {
         );
     }
 
+    /// A call site `name` of `mnemonic` with `modifiers` and no arguments,
+    /// and a code object holding it alone.
+    fn bare_site(name: &str, mnemonic: &str, modifiers: &str) -> (Kernel, CodeObject) {
+        let k = Kernel {
+            kind: Kind::Site,
+            name: name.into(),
+            mnemonic: mnemonic.into(),
+            modifiers: modifiers.into(),
+            args: vec![],
+            lds: 0,
+            workgroup: 64,
+            ..kernel()
+        };
+        let mut co = code_object();
+        let meta = &mut co.metadata.kernels[0];
+        let symbol = format!("{name}.kd");
+        (meta.name, meta.symbol, meta.args, meta.kernarg_segment_size) =
+            (name.into(), symbol.clone(), vec![], 0);
+        co.descriptors = [(symbol, Descriptor::default())].into();
+        (k, co)
+    }
+
     #[test]
     fn a_call_site_has_exactly_its_instruction_and_modifiers() {
         let site = "\t.type\tmfma_x,@function
@@ -843,21 +865,7 @@ mfma_x:
 \ts_endpgm
 .Lfunc_end0:
 ";
-        let k = Kernel {
-            kind: Kind::Site,
-            name: "mfma_x".into(),
-            mnemonic: "v_mfma_i32_16x16x4i8".into(),
-            modifiers: "blgp:4".into(),
-            args: vec![],
-            lds: 0,
-            workgroup: 64,
-            ..kernel()
-        };
-        let mut co = code_object();
-        let meta = &mut co.metadata.kernels[0];
-        (meta.name, meta.symbol, meta.args, meta.kernarg_segment_size) =
-            ("mfma_x".into(), "mfma_x.kd".into(), vec![], 0);
-        co.descriptors = [("mfma_x.kd".to_string(), Descriptor::default())].into();
+        let (k, co) = bare_site("mfma_x", "v_mfma_i32_16x16x4i8", "blgp:4");
         assert_eq!(failures(&k, site, &co), Vec::<String>::new());
         let other = Kernel {
             modifiers: "cbsz:1 blgp:4".into(),
@@ -884,21 +892,7 @@ mfma_s:
 \ts_endpgm
 .Lfunc_end0:
 ";
-        let k = Kernel {
-            kind: Kind::Site,
-            name: "mfma_s".into(),
-            mnemonic: "v_smfmac_f32_16x16x32_f16".into(),
-            modifiers: "abid:3".into(),
-            args: vec![],
-            lds: 0,
-            workgroup: 64,
-            ..kernel()
-        };
-        let mut co = code_object();
-        let meta = &mut co.metadata.kernels[0];
-        (meta.name, meta.symbol, meta.args, meta.kernarg_segment_size) =
-            ("mfma_s".into(), "mfma_s.kd".into(), vec![], 0);
-        co.descriptors = [("mfma_s.kd".to_string(), Descriptor::default())].into();
+        let (k, co) = bare_site("mfma_s", "v_smfmac_f32_16x16x32_f16", "abid:3");
         assert_eq!(failures(&k, site, &co), Vec::<String>::new());
         let immediate = site.replace(", v10 ", ", 5 ");
         fails_with(
