@@ -743,6 +743,29 @@ fn fast_sums<const SPLIT: bool, const W: usize, const L: u8>(
     (sum, e_dot)
 }
 
+/// The x86 copies' short cut through [`fast_combine`], taken for a vector
+/// whose lanes all have a finite `c` and `e_c − e_dot <= SHORT_CUT` (true of
+/// nearly every step of a chain; it fails for groups of zero products, whose
+/// `e_dot` is about −1000). With `u = 2^(e_dot − 24)` it computes `X = S·u +
+/// ⌊c/u⌋·u` exactly in f64 (4.3 drops `c` first where the reference says)
+/// and floors `X` to 31 bits below its own leading one, skipping the
+/// separate floors of `c` and `S`. That is the reference's value:
+/// - if `e_c < e_dot`, then `E = e_dot`: `⌊c/u⌋·u` is `c` floored to
+///   `2^(E − 24)`, and `S` needs no floor;
+/// - if `0 <= e_c − e_dot <= 8`, then `E = e_c`: `c` is a multiple of `u`
+///   and `X` one of `2^(E − 32)`, so neither floor changes anything;
+/// - if it is larger, `|S·u| < 2^(e_dot + 6) <= 2^(e_c − 3)`, so `T` and
+///   `X` are at least `2^(e_c − 1)` in magnitude, and flooring `X` to
+///   `2^(e_c − 32)` and then to `2^(e_T − 31)`, a multiple of it, is
+///   flooring it to the latter once (a negative `X` floored up to the next
+///   power of two lands on it both ways).
+///
+/// Every nonzero product is at least 2^-102 (see [`FAST_EXP`]), so `e_dot >=
+/// -102`: `X` is a multiple of `u >= 2^-126`, never below the normal range,
+/// and spans at most `e_c − e_dot + 26` bits, exact in f64 up to 27; the
+/// bound keeps a margin.
+pub(super) const SHORT_CUT: i32 = 24;
+
 /// Steps 3–5 for `W` outputs whose sums `sum` (units of `2^(e_dot − 24)`,
 /// exponent `e_dot`) are known: `c` becomes each step's result.
 /// Returns a bit mask of the lanes it left alone for the exact path: those

@@ -6,7 +6,7 @@
 //! out because LLVM left much of the portable accumulator step scalar and
 //! branching (mixed i32, f64 and u64 lanes).
 
-use super::fused::Tile;
+use super::fused::{Tile, SHORT_CUT};
 use core::arch::x86_64::*;
 
 /// `fused::fast_sums` for `W = 8`: the sums and largest exponents of a
@@ -86,6 +86,30 @@ pub(super) unsafe fn fast_combine<const SPLIT: bool>(
         let e_dot = _mm256_loadu_si256(e_dot.as_ptr().cast());
         let sum = _mm256_loadu_si256(sum.as_ptr().cast());
         let field = _mm256_and_si256(_mm256_srli_epi32::<23>(bits), set1(0xff));
+        // The usual step of a chain (`fused::SHORT_CUT`): every lane finite
+        // with e_c − e_dot <= SHORT_CUT.
+        let e_c_raw = _mm256_sub_epi32(field, set1(127));
+        let d = _mm256_sub_epi32(e_c_raw, e_dot);
+        let far = _mm256_or_si256(
+            _mm256_cmpgt_epi32(d, set1(SHORT_CUT)),
+            _mm256_cmpeq_epi32(field, set1(0xff)),
+        );
+        if _mm256_testz_si256(far, far) != 0 {
+            let mut c_in = bits;
+            if SPLIT {
+                let e_c = _mm256_max_epi32(e_c_raw, set1(-126));
+                let dropped = _mm256_cmpgt_epi32(_mm256_sub_epi32(e_dot, set1(25)), e_c);
+                c_in = _mm256_andnot_si256(dropped, bits);
+            }
+            // 2^unit's and 2^-unit's biased f64 exponents.
+            let up = _mm256_add_epi32(e_dot, set1(1023 - 24));
+            let down = _mm256_sub_epi32(set1(1023 + 24), e_dot);
+            let c_in = _mm256_castsi256_ps(c_in);
+            let lo = short_half::<true>(sum, (up, down), c_in);
+            let hi = short_half::<false>(sum, (up, down), c_in);
+            _mm256_storeu_ps(c.as_mut_ptr(), _mm256_set_m128(hi, lo));
+            return 0;
+        }
         let e_c = _mm256_max_epi32(_mm256_sub_epi32(field, set1(127)), set1(-126));
         let big_e = _mm256_max_epi32(e_dot, e_c);
         let sh = clamp(
@@ -143,6 +167,69 @@ unsafe fn clamp(x: __m256i, lo: i32, hi: i32) -> __m256i {
     }
 }
 
+/// The short cut's f64 part for lanes 0..4 (`LO`) or 4..8: `X = (S +
+/// ⌊c · 2^-unit⌋) · 2^unit` (exact; `up`, `down` are the biased exponents of
+/// 2^unit and 2^-unit), floored to 31 bits below its leading one and rounded
+/// to f32.
+#[inline(always)]
+unsafe fn short_half<const LO: bool>(
+    s: __m256i,
+    (up, down): (__m256i, __m256i),
+    c: __m256,
+) -> __m128 {
+    // SAFETY: see `fast_sums`.
+    unsafe {
+        let (_, down, _) = halves::<LO>(s, down, c);
+        let (s, up, c) = halves::<LO>(s, up, c);
+        let below = _mm256_mul_pd(_mm256_cvtps_pd(c), power(down));
+        let below = _mm256_round_pd::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(below);
+        let x = _mm256_mul_pd(_mm256_add_pd(_mm256_cvtepi32_pd(s), below), power(up));
+        _mm256_cvtpd_ps(floor_31(x))
+    }
+}
+
+/// The f64 power of two of each biased exponent.
+#[inline(always)]
+unsafe fn power(field: __m128i) -> __m256d {
+    // SAFETY: see `fast_sums`.
+    unsafe { _mm256_castsi256_pd(_mm256_slli_epi64::<52>(_mm256_cvtepi32_epi64(field))) }
+}
+
+/// Lanes 0..4 (`LO`) or 4..8 of two integer vectors and a float one.
+#[inline(always)]
+unsafe fn halves<const LO: bool>(s: __m256i, u: __m256i, c: __m256) -> (__m128i, __m128i, __m128) {
+    // SAFETY: see `fast_sums`.
+    unsafe {
+        if LO {
+            (
+                _mm256_castsi256_si128(s),
+                _mm256_castsi256_si128(u),
+                _mm256_castps256_ps128(c),
+            )
+        } else {
+            (
+                _mm256_extracti128_si256::<1>(s),
+                _mm256_extracti128_si256::<1>(u),
+                _mm256_extractf128_ps::<1>(c),
+            )
+        }
+    }
+}
+
+/// `t` floored to a multiple of 2^-31 times its leading one: the low 21
+/// bits of its significand cleared, a negative value rounded away from zero.
+#[inline(always)]
+unsafe fn floor_31(t: __m256d) -> __m256d {
+    // SAFETY: see `fast_sums`.
+    unsafe {
+        let tb = _mm256_castpd_si256(t);
+        let low = _mm256_set1_epi64x(0x1f_ffff);
+        let negative = _mm256_cmpgt_epi64(_mm256_setzero_si256(), tb);
+        let up = _mm256_and_si256(negative, low);
+        _mm256_castsi256_pd(_mm256_andnot_si256(low, _mm256_add_epi64(tb, up)))
+    }
+}
+
 /// The f64 part of [`fast_combine`] for lanes 0..4 (`LO`) or 4..8: `T =
 /// s · 2^unit + c` (exact; `unit_field` is 2^unit's biased exponent),
 /// floored to 31 bits below its leading one and rounded to f32, and the
@@ -156,33 +243,16 @@ unsafe fn combine_half<const LO: bool>(
 ) -> (__m128, u32) {
     // SAFETY: see `fast_sums`.
     unsafe {
-        let (s, unit_field, c) = if LO {
-            (
-                _mm256_castsi256_si128(s),
-                _mm256_castsi256_si128(unit_field),
-                _mm256_castps256_ps128(c),
-            )
-        } else {
-            (
-                _mm256_extracti128_si256::<1>(s),
-                _mm256_extracti128_si256::<1>(unit_field),
-                _mm256_extractf128_ps::<1>(c),
-            )
-        };
-        let scale = _mm256_castsi256_pd(_mm256_slli_epi64::<52>(_mm256_cvtepi32_epi64(unit_field)));
+        let (s, unit_field, c) = halves::<LO>(s, unit_field, c);
         let t = _mm256_add_pd(
-            _mm256_mul_pd(_mm256_cvtepi32_pd(s), scale),
+            _mm256_mul_pd(_mm256_cvtepi32_pd(s), power(unit_field)),
             _mm256_cvtps_pd(c),
         );
-        let tb = _mm256_castpd_si256(t);
-        let low = _mm256_set1_epi64x(0x1f_ffff);
-        let negative = _mm256_cmpgt_epi64(_mm256_setzero_si256(), tb);
-        let up = _mm256_and_si256(negative, low);
-        let floored = _mm256_andnot_si256(low, _mm256_add_epi64(tb, up));
+        let floored = floor_31(t);
         let abs = _mm256_andnot_pd(_mm256_set1_pd(-0.0), t);
         let nonzero = _mm256_cmp_pd::<_CMP_NEQ_UQ>(t, _mm256_setzero_pd());
         let small = _mm256_cmp_pd::<_CMP_LT_OQ>(abs, _mm256_set1_pd(f64::from(f32::MIN_POSITIVE)));
         let tiny = _mm256_movemask_pd(_mm256_and_pd(nonzero, small)) as u32;
-        (_mm256_cvtpd_ps(_mm256_castsi256_pd(floored)), tiny)
+        (_mm256_cvtpd_ps(floored), tiny)
     }
 }

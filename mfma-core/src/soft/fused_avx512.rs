@@ -7,7 +7,7 @@
 //! k (a horizontal maximum and gathers per output) rather than across the
 //! 16 outputs, five times slower.
 
-use super::fused::Tile;
+use super::fused::{Tile, SHORT_CUT};
 use core::arch::x86_64::*;
 
 /// `fused::fast_sums` for `W = 16`: the sums and largest exponents of a
@@ -91,6 +91,30 @@ pub(super) unsafe fn fast_combine<const SPLIT: bool>(
         let e_dot = _mm512_loadu_si512(e_dot.as_ptr().cast());
         let sum = _mm512_loadu_si512(sum.as_ptr().cast());
         let field = _mm512_and_si512(_mm512_srli_epi32::<23>(bits), set1(0xff));
+        // The usual step of a chain (`fused::SHORT_CUT`): every lane finite
+        // with e_c − e_dot <= SHORT_CUT.
+        let e_c_raw = _mm512_sub_epi32(field, set1(127));
+        let d = _mm512_sub_epi32(e_c_raw, e_dot);
+        let near = _mm512_mask_cmple_epi32_mask(
+            _mm512_cmpneq_epi32_mask(field, set1(0xff)),
+            d,
+            set1(SHORT_CUT),
+        );
+        if near == u16::MAX {
+            let unit = _mm512_sub_epi32(e_dot, set1(24));
+            let mut c_in = bits;
+            if SPLIT {
+                let e_c = _mm512_max_epi32(e_c_raw, set1(-126));
+                let kept = _mm512_cmpge_epi32_mask(e_c, _mm512_sub_epi32(e_dot, set1(25)));
+                c_in = _mm512_maskz_mov_epi32(kept, bits);
+            }
+            let c_in = _mm512_castsi512_ps(c_in);
+            let lo = short_half::<true>(sum, unit, c_in);
+            let hi = short_half::<false>(sum, unit, c_in);
+            let out = _mm512_insertf32x8::<1>(_mm512_castps256_ps512(lo), hi);
+            _mm512_storeu_ps(c.as_mut_ptr(), out);
+            return 0;
+        }
         let e_c = _mm512_max_epi32(_mm512_sub_epi32(field, set1(127)), set1(-126));
         let big_e = _mm512_max_epi32(e_dot, e_c);
         let sh = clamp(
@@ -144,16 +168,32 @@ unsafe fn clamp(x: __m512i, lo: i32, hi: i32) -> __m512i {
     }
 }
 
-/// The f64 part of [`fast_combine`] for lanes 0..8 (`LO`) or 8..16: `T =
-/// s · 2^unit + c` (exact), floored to 31 bits below its leading one and
-/// rounded to f32, and the mask of lanes whose `T` is nonzero and below
-/// 2^-126. Written as functions, not closures: a closure would not inherit
-/// the caller's target features, and its intrinsics would not inline.
+/// The short cut's f64 part for lanes 0..8 (`LO`) or 8..16: `X = (S +
+/// ⌊c · 2^-unit⌋) · 2^unit` (exact), floored to 31 bits below its leading
+/// one and rounded to f32.
 #[inline(always)]
-unsafe fn combine_half<const LO: bool>(s: __m512i, unit: __m512i, c: __m512) -> (__m256, u8) {
+unsafe fn short_half<const LO: bool>(s: __m512i, unit: __m512i, c: __m512) -> __m256 {
     // SAFETY: see `fast_sums`.
     unsafe {
-        let (s, unit, c) = if LO {
+        let (s, unit, c) = halves::<LO>(s, unit, c);
+        let unit = _mm512_cvtepi32_pd(unit);
+        let below = _mm512_scalef_pd(_mm512_cvtps_pd(c), _mm512_sub_pd(_mm512_setzero_pd(), unit));
+        let below = _mm512_roundscale_pd::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(below);
+        let x = _mm512_scalef_pd(_mm512_add_pd(_mm512_cvtepi32_pd(s), below), unit);
+        _mm512_cvtpd_ps(floor_31(x))
+    }
+}
+
+/// Lanes 0..8 (`LO`) or 8..16 of two integer vectors and a float one.
+#[inline(always)]
+unsafe fn halves<const LO: bool>(
+    s: __m512i,
+    unit: __m512i,
+    c: __m512,
+) -> (__m256i, __m256i, __m256) {
+    // SAFETY: see `fast_sums`.
+    unsafe {
+        if LO {
             (
                 _mm512_castsi512_si256(s),
                 _mm512_castsi512_si256(unit),
@@ -165,21 +205,44 @@ unsafe fn combine_half<const LO: bool>(s: __m512i, unit: __m512i, c: __m512) -> 
                 _mm512_extracti64x4_epi64::<1>(unit),
                 _mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(_mm512_castps_pd(c))),
             )
-        };
+        }
+    }
+}
+
+/// `t` floored to a multiple of 2^-31 times its leading one: the low 21
+/// bits of its significand cleared, a negative value rounded away from zero.
+#[inline(always)]
+unsafe fn floor_31(t: __m512d) -> __m512d {
+    // SAFETY: see `fast_sums`.
+    unsafe {
+        let tb = _mm512_castpd_si512(t);
+        let low = _mm512_set1_epi64(0x1f_ffff);
+        let up = _mm512_and_si512(_mm512_srai_epi64::<63>(tb), low);
+        _mm512_castsi512_pd(_mm512_andnot_si512(low, _mm512_add_epi64(tb, up)))
+    }
+}
+
+/// The f64 part of [`fast_combine`] for lanes 0..8 (`LO`) or 8..16: `T =
+/// s · 2^unit + c` (exact), floored to 31 bits below its leading one and
+/// rounded to f32, and the mask of lanes whose `T` is nonzero and below
+/// 2^-126. Written as functions, not closures: a closure would not inherit
+/// the caller's target features, and its intrinsics would not inline.
+#[inline(always)]
+unsafe fn combine_half<const LO: bool>(s: __m512i, unit: __m512i, c: __m512) -> (__m256, u8) {
+    // SAFETY: see `fast_sums`.
+    unsafe {
+        let (s, unit, c) = halves::<LO>(s, unit, c);
         let t = _mm512_add_pd(
             _mm512_scalef_pd(_mm512_cvtepi32_pd(s), _mm512_cvtepi32_pd(unit)),
             _mm512_cvtps_pd(c),
         );
-        let tb = _mm512_castpd_si512(t);
-        let low = _mm512_set1_epi64(0x1f_ffff);
-        let up = _mm512_and_si512(_mm512_srai_epi64::<63>(tb), low);
-        let floored = _mm512_andnot_si512(low, _mm512_add_epi64(tb, up));
+        let floored = floor_31(t);
         let nonzero = _mm512_cmp_pd_mask::<_CMP_NEQ_UQ>(t, _mm512_setzero_pd());
         let tiny = _mm512_mask_cmp_pd_mask::<_CMP_LT_OQ>(
             nonzero,
             _mm512_abs_pd(t),
             _mm512_set1_pd(f64::from(f32::MIN_POSITIVE)),
         );
-        (_mm512_cvtpd_ps(_mm512_castsi512_pd(floored)), tiny)
+        (_mm512_cvtpd_ps(floored), tiny)
     }
 }
