@@ -746,10 +746,10 @@ fn fast_sums<const SPLIT: bool, const W: usize, const L: u8>(
 /// The x86 copies' short cut through [`fast_combine`], taken for a vector
 /// whose lanes all have a finite `c` and `e_c − e_dot <= SHORT_CUT` (true of
 /// nearly every step of a chain; it fails for groups of zero products, whose
-/// `e_dot` is about −1000). With `u = 2^(e_dot − 24)` it computes `X = S·u +
-/// ⌊c/u⌋·u` exactly in f64 (4.3 drops `c` first where the reference says)
-/// and floors `X` to 31 bits below its own leading one, skipping the
-/// separate floors of `c` and `S`. That is the reference's value:
+/// `e_dot` is about −1000). With `u = 2^(e_dot − 24)` it takes `X = S·u +
+/// ⌊c/u⌋·u` (4.3 drops `c` first where the reference says) and floors `X`
+/// to 31 bits below its own leading one, skipping the separate floors of
+/// `c` and `S`. That is the reference's value:
 /// - if `e_c < e_dot`, then `E = e_dot`: `⌊c/u⌋·u` is `c` floored to
 ///   `2^(E − 24)`, and `S` needs no floor;
 /// - if `0 <= e_c − e_dot <= 8`, then `E = e_c`: `c` is a multiple of `u`
@@ -760,10 +760,14 @@ fn fast_sums<const SPLIT: bool, const W: usize, const L: u8>(
 ///   flooring it to the latter once (a negative `X` floored up to the next
 ///   power of two lands on it both ways).
 ///
-/// Every nonzero product is at least 2^-102 (see [`FAST_EXP`]), so `e_dot >=
-/// -102`: `X` is a multiple of `u >= 2^-126`, never below the normal range,
-/// and spans at most `e_c − e_dot + 26` bits, exact in f64 up to 27; the
-/// bound keeps a margin.
+/// How: `⌊c/u⌋` is `c · 2^(24 − e_dot)` in f32, floored (exact, except that
+/// a tiny `c` may underflow: a negative one must still give −1); `S +
+/// ⌊c/u⌋` is an integer of at most `e_c − e_dot + 26` bits, exact in f64 up
+/// to 27 (the bound keeps a margin); it is floored there and converted to
+/// f32 (the round to nearest even), and the result times `u` is exact:
+/// every nonzero product is at least 2^-102 (see [`FAST_EXP`]), so
+/// `e_dot >= -102` and a nonzero `X` is at least `u >= 2^-126`, never below
+/// the normal range (an overflow is ±∞ either way).
 pub(super) const SHORT_CUT: i32 = 24;
 
 /// Steps 3–5 for `W` outputs whose sums `sum` (units of `2^(e_dot − 24)`,

@@ -101,13 +101,24 @@ pub(super) unsafe fn fast_combine<const SPLIT: bool>(
                 let dropped = _mm256_cmpgt_epi32(_mm256_sub_epi32(e_dot, set1(25)), e_c);
                 c_in = _mm256_andnot_si256(dropped, bits);
             }
-            // 2^unit's and 2^-unit's biased f64 exponents.
-            let up = _mm256_add_epi32(e_dot, set1(1023 - 24));
-            let down = _mm256_sub_epi32(set1(1023 + 24), e_dot);
+            // ⌊c/u⌋: c · 2^(24 − e_dot) floored; where it underflowed to
+            // −0, −1 (every negative c gives at most −1).
             let c_in = _mm256_castsi256_ps(c_in);
-            let lo = short_half::<true>(sum, (up, down), c_in);
-            let hi = short_half::<false>(sum, (up, down), c_in);
-            _mm256_storeu_ps(c.as_mut_ptr(), _mm256_set_m128(hi, lo));
+            let scale = _mm256_slli_epi32::<23>(_mm256_sub_epi32(set1(127 + 24), e_dot));
+            let below = _mm256_mul_ps(c_in, _mm256_castsi256_ps(scale));
+            let below = _mm256_round_ps::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(below);
+            let negative = _mm256_cmp_ps::<_CMP_LT_OQ>(c_in, _mm256_setzero_ps());
+            let most = _mm256_blendv_ps(
+                _mm256_set1_ps(f32::INFINITY),
+                _mm256_set1_ps(-1.0),
+                negative,
+            );
+            let below = _mm256_min_ps(below, most);
+            let lo = short_half::<true>(sum, below);
+            let hi = short_half::<false>(sum, below);
+            let u = _mm256_slli_epi32::<23>(_mm256_add_epi32(e_dot, set1(127 - 24)));
+            let x = _mm256_mul_ps(_mm256_set_m128(hi, lo), _mm256_castsi256_ps(u));
+            _mm256_storeu_ps(c.as_mut_ptr(), x);
             return 0;
         }
         let e_c = _mm256_max_epi32(_mm256_sub_epi32(field, set1(127)), set1(-126));
@@ -167,23 +178,15 @@ unsafe fn clamp(x: __m256i, lo: i32, hi: i32) -> __m256i {
     }
 }
 
-/// The short cut's f64 part for lanes 0..4 (`LO`) or 4..8: `X = (S +
-/// ⌊c · 2^-unit⌋) · 2^unit` (exact; `up`, `down` are the biased exponents of
-/// 2^unit and 2^-unit), floored to 31 bits below its leading one and rounded
+/// The short cut's f64 part for lanes 0..4 (`LO`) or 4..8: `X/u = S +
+/// ⌊c/u⌋` (exact), floored to 31 bits below its leading one and rounded
 /// to f32.
 #[inline(always)]
-unsafe fn short_half<const LO: bool>(
-    s: __m256i,
-    (up, down): (__m256i, __m256i),
-    c: __m256,
-) -> __m128 {
+unsafe fn short_half<const LO: bool>(s: __m256i, below: __m256) -> __m128 {
     // SAFETY: see `fast_sums`.
     unsafe {
-        let (_, down, _) = halves::<LO>(s, down, c);
-        let (s, up, c) = halves::<LO>(s, up, c);
-        let below = _mm256_mul_pd(_mm256_cvtps_pd(c), power(down));
-        let below = _mm256_round_pd::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(below);
-        let x = _mm256_mul_pd(_mm256_add_pd(_mm256_cvtepi32_pd(s), below), power(up));
+        let (s, _, below) = halves::<LO>(s, s, below);
+        let x = _mm256_add_pd(_mm256_cvtepi32_pd(s), _mm256_cvtps_pd(below));
         _mm256_cvtpd_ps(floor_31(x))
     }
 }

@@ -101,18 +101,23 @@ pub(super) unsafe fn fast_combine<const SPLIT: bool>(
             set1(SHORT_CUT),
         );
         if near == u16::MAX {
-            let unit = _mm512_sub_epi32(e_dot, set1(24));
             let mut c_in = bits;
             if SPLIT {
                 let e_c = _mm512_max_epi32(e_c_raw, set1(-126));
                 let kept = _mm512_cmpge_epi32_mask(e_c, _mm512_sub_epi32(e_dot, set1(25)));
                 c_in = _mm512_maskz_mov_epi32(kept, bits);
             }
-            let c_in = _mm512_castsi512_ps(c_in);
-            let lo = short_half::<true>(sum, unit, c_in);
-            let hi = short_half::<false>(sum, unit, c_in);
-            let out = _mm512_insertf32x8::<1>(_mm512_castps256_ps512(lo), hi);
-            _mm512_storeu_ps(c.as_mut_ptr(), out);
+            // ⌊c/u⌋: c · 2^(24 − e_dot) rounded toward −∞, floored.
+            const DOWN: i32 = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
+            let scale = _mm512_slli_epi32::<23>(_mm512_sub_epi32(set1(127 + 24), e_dot));
+            let below =
+                _mm512_mul_round_ps::<DOWN>(_mm512_castsi512_ps(c_in), _mm512_castsi512_ps(scale));
+            let below = _mm512_roundscale_ps::<DOWN>(below);
+            let lo = short_half::<true>(sum, below);
+            let hi = short_half::<false>(sum, below);
+            let x = _mm512_insertf32x8::<1>(_mm512_castps256_ps512(lo), hi);
+            let u = _mm512_slli_epi32::<23>(_mm512_add_epi32(e_dot, set1(127 - 24)));
+            _mm512_storeu_ps(c.as_mut_ptr(), _mm512_mul_ps(x, _mm512_castsi512_ps(u)));
             return 0;
         }
         let e_c = _mm512_max_epi32(_mm512_sub_epi32(field, set1(127)), set1(-126));
@@ -168,18 +173,15 @@ unsafe fn clamp(x: __m512i, lo: i32, hi: i32) -> __m512i {
     }
 }
 
-/// The short cut's f64 part for lanes 0..8 (`LO`) or 8..16: `X = (S +
-/// ⌊c · 2^-unit⌋) · 2^unit` (exact), floored to 31 bits below its leading
-/// one and rounded to f32.
+/// The short cut's f64 part for lanes 0..8 (`LO`) or 8..16: `X/u = S +
+/// ⌊c/u⌋` (exact), floored to 31 bits below its leading one and rounded
+/// to f32.
 #[inline(always)]
-unsafe fn short_half<const LO: bool>(s: __m512i, unit: __m512i, c: __m512) -> __m256 {
+unsafe fn short_half<const LO: bool>(s: __m512i, below: __m512) -> __m256 {
     // SAFETY: see `fast_sums`.
     unsafe {
-        let (s, unit, c) = halves::<LO>(s, unit, c);
-        let unit = _mm512_cvtepi32_pd(unit);
-        let below = _mm512_scalef_pd(_mm512_cvtps_pd(c), _mm512_sub_pd(_mm512_setzero_pd(), unit));
-        let below = _mm512_roundscale_pd::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(below);
-        let x = _mm512_scalef_pd(_mm512_add_pd(_mm512_cvtepi32_pd(s), below), unit);
+        let (s, _, below) = halves::<LO>(s, s, below);
+        let x = _mm512_add_pd(_mm512_cvtepi32_pd(s), _mm512_cvtps_pd(below));
         _mm512_cvtpd_ps(floor_31(x))
     }
 }

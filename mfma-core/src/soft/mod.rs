@@ -703,13 +703,15 @@ mod tests {
     }
 
     /// The input regimes (inputs, accumulators) of the tests: specials,
-    /// ordinary values, and the limits of the grouped families' fast path:
-    /// products near 2^-103 with accumulators near the smallest normal,
-    /// and products near overflow.
-    const REGIMES: [(Source, Source); 6] = [
+    /// ordinary values, accumulators far below the products (subnormal
+    /// ones too, which CDNA3's short cut scales below f32's range), and the
+    /// limits of the grouped families' fast path: products near 2^-103 with
+    /// accumulators near the smallest normal, and products near overflow.
+    const REGIMES: [(Source, Source); 7] = [
         (Source::Mixed, Source::Mixed),
         (Source::Scaled(-20, 20), Source::Scaled(-20, 20)),
         (Source::Scaled(-20, 20), Source::Mixed),
+        (Source::Scaled(-20, 20), Source::Scaled(-149, -120)),
         (Source::Scaled(-56, -48), Source::Scaled(-130, -98)),
         (Source::Scaled(-14, -10), Source::Scaled(-130, -120)),
         (Source::Scaled(58, 66), Source::Scaled(120, 127)),
