@@ -10,17 +10,63 @@
 use super::fused::{Tile, SHORT_CUT};
 use core::arch::x86_64::*;
 
-/// `fused::fast_sums` for `W = 16`: the sums and largest exponents of a
-/// group of `g` k, written to `sum` and `e_dot` (16 each).
+/// One group of a row of 32 outputs (two vectors of 16), the accumulator
+/// step included: pass 1 for both vectors at once in 32 lanes of 16 bits
+/// (exponents and their sums lie in −1024..=254), then passes 2 and the
+/// step for each; `tb.e16` holds B's exponents as 16-bit integers, 32 a
+/// row. Returns the lanes left for the exact path, per
+/// vector, as [`fast_combine`] does.
 ///
 /// # Safety
-/// The CPU must have AVX-512 F, and the caller must be compiled with it
-/// (so that these intrinsics inline).
+/// As [`fast_sums`].
+#[inline(always)]
+pub(super) unsafe fn fast_pair<const SPLIT: bool>(
+    (ta, tb): (&Tile, &Tile),
+    g: usize,
+    (a0, b0): (usize, usize),
+    c: &mut [f32; 32],
+) -> [u32; 2] {
+    // SAFETY: see `fast_sums`; every load reads 32 elements of a slice
+    // checked to hold them.
+    unsafe {
+        let mut e_dots = [_mm512_set1_epi16(i16::MIN); 2];
+        for (kk, &ea) in ta.e[a0..a0 + g].iter().enumerate() {
+            let eb = _mm512_loadu_si512(tb.e16[b0 + kk * 32..][..32].as_ptr().cast());
+            let e = _mm512_add_epi16(_mm512_set1_epi16(ea as i16), eb);
+            let p = if SPLIT { kk % 2 } else { 0 };
+            e_dots[p] = _mm512_max_epi16(e_dots[p], e);
+        }
+        let lo = |x: __m512i| _mm512_cvtepi16_epi32(_mm512_castsi512_si256(x));
+        let hi = |x: __m512i| _mm512_cvtepi16_epi32(_mm512_extracti64x4_epi64::<1>(x));
+        let pre = [
+            [lo(e_dots[0]), lo(e_dots[1])],
+            [hi(e_dots[0]), hi(e_dots[1])],
+        ];
+        let mut redo = [0; 2];
+        let (c0, c1) = c.split_at_mut(16);
+        for (v, c) in [c0, c1].into_iter().enumerate() {
+            let (mut sum, mut e_dot) = ([0; 16], [0; 16]);
+            let at = (a0, b0 + v * 16, 32);
+            fast_sums::<SPLIT>((ta, tb), g, at, Some(pre[v]), &mut sum, &mut e_dot);
+            redo[v] = fast_combine::<SPLIT>(&sum, &e_dot, c.try_into().expect("16 lanes"));
+        }
+        redo
+    }
+}
+
+/// `fused::fast_sums` for `W = 16`: the sums and largest exponents of a
+/// group of `g` k, written to `sum` and `e_dot` (16 each); pass 1 is
+/// skipped when its result `e_pre` is given (by [`fast_pair`]).
+///
+/// # Safety
+/// The CPU must have AVX-512 F, BW and DQ, and the caller must be
+/// compiled with them (so that these intrinsics inline).
 #[inline(always)]
 pub(super) unsafe fn fast_sums<const SPLIT: bool>(
     (ta, tb): (&Tile, &Tile),
     g: usize,
     (a0, b0, stride): (usize, usize, usize),
+    e_pre: Option<[__m512i; 2]>,
     sum: &mut [i32; 16],
     e_dot: &mut [i32; 16],
 ) {
@@ -30,12 +76,18 @@ pub(super) unsafe fn fast_sums<const SPLIT: bool>(
     unsafe {
         let parity = |kk: usize| if SPLIT { kk % 2 } else { 0 };
         // Pass 1: the largest exponent per output (per parity if SPLIT).
-        let mut e_dots = [_mm512_set1_epi32(i32::MIN); 2];
-        for kk in 0..g {
-            let eb = _mm512_loadu_si512(tb.e[b0 + kk * stride..][..16].as_ptr().cast());
-            let e = _mm512_add_epi32(_mm512_set1_epi32(ae[kk]), eb);
-            e_dots[parity(kk)] = _mm512_max_epi32(e_dots[parity(kk)], e);
-        }
+        let e_dots = match e_pre {
+            Some(e_dots) => e_dots,
+            None => {
+                let mut e_dots = [_mm512_set1_epi32(i32::MIN); 2];
+                for kk in 0..g {
+                    let eb = _mm512_loadu_si512(tb.e[b0 + kk * stride..][..16].as_ptr().cast());
+                    let e = _mm512_add_epi32(_mm512_set1_epi32(ae[kk]), eb);
+                    e_dots[parity(kk)] = _mm512_max_epi32(e_dots[parity(kk)], e);
+                }
+                e_dots
+            }
+        };
         // 2^(24 − e_dot), its biased exponent clamped to the normal range.
         let mut scale = [_mm512_setzero_ps(); 2];
         for p in 0..1 + usize::from(SPLIT) {
