@@ -1,60 +1,15 @@
 //! What the launcher reads from an HSA code object without a GPU: its
 //! target (ELF header), each kernel's arguments (the `NT_AMDGPU_METADATA`
 //! note, MessagePack) and the 4-byte data symbols (`gemm_*_lds_bytes`).
-//! `mfma-device-check` reads the same, and more, to check the build.
+//! The ELF layout's numbers are [`crate::elf`]'s, which `mfma-device-check`
+//! shares to read the same, and more, to check the build.
 
-use crate::target::{Feature, TargetId};
-use object::read::elf::{ElfFile64, FileHeader, SectionHeader};
+use crate::elf::{metadata_note, ElfFlags, EM_AMDGPU};
+use crate::target::TargetId;
+use object::read::elf::{ElfFile64, FileHeader};
 use object::{Endianness, Object, ObjectSection, ObjectSymbol, SymbolKind};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-
-/// `EM_AMDGPU`.
-const EM_AMDGPU: u16 = 224;
-/// `NT_AMDGPU_METADATA`, in notes owned by `AMDGPU`.
-const NT_AMDGPU_METADATA: u32 = 32;
-/// `EF_AMDGPU_MACH`: the processor.
-const EF_AMDGPU_MACH: u32 = 0x0ff;
-/// `EF_AMDGPU_FEATURE_XNACK_V4` and `_SRAMECC_V4`.
-const EF_XNACK: u32 = 0x300;
-const EF_SRAMECC: u32 = 0xc00;
-
-/// `EF_AMDGPU_MACH` of `processor`, if known.
-pub(crate) fn mach(processor: &str) -> Option<u32> {
-    PROCESSORS
-        .iter()
-        .find(|(_, p)| *p == processor)
-        .map(|(m, _)| *m)
-}
-
-/// Processors by their `EF_AMDGPU_MACH` value: those of the spec, and a
-/// few neighbours so that a wrong file is named rather than a number.
-const PROCESSORS: &[(u32, &str)] = &[
-    (0x030, "gfx908"),
-    (0x03f, "gfx90a"),
-    (0x040, "gfx940"),
-    (0x041, "gfx1100"),
-    (0x04b, "gfx941"),
-    (0x04c, "gfx942"),
-];
-
-/// The processor an `EF_AMDGPU_MACH` value names.
-fn processor(mach: u32) -> String {
-    PROCESSORS
-        .iter()
-        .find(|(m, _)| *m == mach)
-        .map_or_else(|| format!("mach{mach:#x}"), |(_, p)| (*p).to_string())
-}
-
-/// A feature's two bits in the ELF flags (code object v4 and later).
-fn feature(bits: u32) -> Feature {
-    match bits & 3 {
-        2 => Feature::Off,
-        3 => Feature::On,
-        // 0: unsupported by the processor, 1: any.
-        _ => Feature::Any,
-    }
-}
 
 /// One kernel argument as the metadata states it.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
@@ -129,25 +84,11 @@ impl CodeObjectInfo {
                 header.e_machine(e).0
             ));
         }
-        let flags = header.e_flags(e).0;
-        let mut target = TargetId::new(&processor(flags & EF_AMDGPU_MACH));
-        target.xnack = feature((flags & EF_XNACK) >> 8);
-        target.sramecc = feature((flags & EF_SRAMECC) >> 10);
-        let mut kernels = None;
-        let sections = file.elf_section_table();
-        for section in sections.iter() {
-            let Some(mut notes) = section.notes(e, data).map_err(|e| e.to_string())? else {
-                continue;
-            };
-            while let Some(note) = notes.next().map_err(|e| e.to_string())? {
-                if note.name() == b"AMDGPU" && note.n_type(e).0 == NT_AMDGPU_METADATA {
-                    let m: Metadata = rmp_serde::from_slice(note.desc())
-                        .map_err(|e| format!("unreadable kernel metadata: {e}"))?;
-                    kernels = Some(m.kernels);
-                }
-            }
-        }
-        let kernels = kernels.ok_or("no AMDGPU metadata note (NT_AMDGPU_METADATA)")?;
+        let target = ElfFlags(header.e_flags(e).0).target();
+        let note = metadata_note(data)?.ok_or("no AMDGPU metadata note (NT_AMDGPU_METADATA)")?;
+        let kernels = rmp_serde::from_slice::<Metadata>(note)
+            .map_err(|e| format!("unreadable kernel metadata: {e}"))?
+            .kernels;
         let mut words = HashMap::new();
         for sym in file.symbols() {
             if sym.kind() != SymbolKind::Data || sym.size() != 4 {

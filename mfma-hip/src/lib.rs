@@ -54,6 +54,7 @@
 #![warn(missing_docs)]
 
 mod codeobj;
+mod elf;
 mod error;
 mod ffi;
 mod locate;
@@ -63,6 +64,7 @@ pub mod stand_in;
 mod target;
 
 pub use codeobj::{ArgMeta, CodeObjectInfo, KernelMeta};
+pub use elf::{metadata_note, ElfFlags, Setting, ELFOSABI_AMDGPU_HSA, EM_AMDGPU};
 pub use error::{Error, Result};
 pub use ffi::LIBRARY_VAR;
 pub use locate::{find, find_in, search_dirs, CodeObjectFiles, DIR_VAR};

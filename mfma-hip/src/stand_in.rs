@@ -23,7 +23,9 @@
 //! accepts the pair.
 
 use crate::codeobj::KernelMeta;
+use crate::elf::ElfFlags;
 use crate::locate::CodeObjectFiles;
+use crate::target::TargetId;
 use serde::Serialize;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -193,7 +195,8 @@ pub fn elf(e_flags: u32, kernels: &[KernelMeta], words: &[(String, u32)]) -> Vec
 /// # Errors
 /// An unknown processor, or a manifest line without 10 fields.
 pub fn code_object(processor: &str, manifest: &str) -> Result<Vec<u8>, String> {
-    let mach = crate::codeobj::mach(processor).ok_or(format!("unknown processor {processor}"))?;
+    let flags = ElfFlags::for_target(&TargetId::new(processor))
+        .ok_or(format!("unknown processor {processor}"))?;
     let (mut kernels, mut words) = (Vec::new(), Vec::new());
     for line in manifest.lines().skip(1).filter(|l| !l.is_empty()) {
         let f: Vec<&str> = line.split('\t').collect();
@@ -228,7 +231,7 @@ pub fn code_object(processor: &str, manifest: &str) -> Result<Vec<u8>, String> {
             words.push((format!("{kernel}_lds_bytes"), lds.parse().unwrap_or(0)));
         }
     }
-    Ok(elf(mach | 0x100 | 0x400, &kernels, &words))
+    Ok(elf(flags.0, &kernels, &words))
 }
 
 /// Writes [`code_object`] and `manifest` as `dir/<processor>/mfma_kernels.hsaco`
