@@ -3,65 +3,27 @@
 //! `NT_AMDGPU_METADATA` note (MessagePack) with one record per kernel, the
 //! 64-byte kernel descriptors the `.kd` symbols point at, and the values of
 //! 4-byte data symbols (`gemm_*_lds_bytes`).
+//!
+//! The ELF numbers, the flags' processor and feature bits and the note's
+//! place are `mfma_hip`'s, which reads the same code objects to launch
+//! them; this module adds what only the checks read: the whole metadata
+//! record, the descriptors and the header's other fields.
 
-use object::read::elf::{ElfFile64, FileHeader, SectionHeader};
+use mfma_hip::{metadata_note, ElfFlags, TargetId};
+use object::read::elf::{ElfFile64, FileHeader};
 use object::{Endianness, Object, ObjectSection, ObjectSymbol, SymbolKind};
 use serde::Deserialize;
 use std::collections::HashMap;
 
-/// `EM_AMDGPU`.
-pub const EM_AMDGPU: u16 = 224;
-/// `ELFOSABI_AMDGPU_HSA`.
-pub const ELFOSABI_AMDGPU_HSA: u8 = 64;
-/// `NT_AMDGPU_METADATA`, in notes owned by `AMDGPU`.
-const NT_AMDGPU_METADATA: u32 = 32;
-/// `EF_AMDGPU_MACH`: the processor.
-const EF_AMDGPU_MACH: u32 = 0x0ff;
-/// `EF_AMDGPU_FEATURE_XNACK_V4`: 0 unsupported, 0x100 any, 0x200 off, 0x300 on.
-const EF_XNACK: u32 = 0x300;
-/// `EF_AMDGPU_FEATURE_SRAMECC_V4`: 0 unsupported, 0x400 any, 0x800 off, 0xc00 on.
-const EF_SRAMECC: u32 = 0xc00;
+pub use mfma_hip::{Setting, ELFOSABI_AMDGPU_HSA, EM_AMDGPU};
 
-/// Processors this project builds for, by their `EF_AMDGPU_MACH` value.
-const PROCESSORS: &[(u32, &str)] = &[(0x03f, "gfx90a"), (0x04c, "gfx942")];
-
-/// The processor an `EF_AMDGPU_MACH` value names.
+/// The processor an `EF_AMDGPU_MACH` value names, if one this project
+/// builds for (a target of the spec); the checks' messages name any other
+/// by its number (`mach0x30`).
 pub fn processor(mach: u32) -> Option<&'static str> {
-    PROCESSORS.iter().find(|(m, _)| *m == mach).map(|(_, p)| *p)
-}
-
-/// A target feature's setting in the ELF flags (code object v4 and later).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Setting {
-    /// The processor has no such feature.
-    Unsupported,
-    /// The code runs either way (HIP's default).
-    Any,
-    /// Built for the feature off (`-`).
-    Off,
-    /// Built for the feature on (`+`).
-    On,
-}
-
-impl Setting {
-    fn from_bits(bits: u32) -> Setting {
-        match bits & 3 {
-            0 => Setting::Unsupported,
-            1 => Setting::Any,
-            2 => Setting::Off,
-            _ => Setting::On,
-        }
-    }
-
-    /// Its name in messages.
-    pub fn name(self) -> &'static str {
-        match self {
-            Setting::Unsupported => "unsupported",
-            Setting::Any => "any",
-            Setting::Off => "off",
-            Setting::On => "on",
-        }
-    }
+    ElfFlags(mach)
+        .processor()
+        .filter(|p| TargetId::new(p).arch().is_some())
 }
 
 /// The code object's `NT_AMDGPU_METADATA`.
@@ -211,17 +173,17 @@ impl CodeObject {
 
     /// The processor of the ELF flags (`gfx90a`), if one this project knows.
     pub fn processor(&self) -> Option<&'static str> {
-        processor(self.flags & EF_AMDGPU_MACH)
+        processor(ElfFlags(self.flags).mach())
     }
 
     /// The xnack setting of the ELF flags.
     pub fn xnack(&self) -> Setting {
-        Setting::from_bits((self.flags & EF_XNACK) >> 8)
+        ElfFlags(self.flags).xnack()
     }
 
     /// The sramecc setting of the ELF flags.
     pub fn sramecc(&self) -> Setting {
-        Setting::from_bits((self.flags & EF_SRAMECC) >> 10)
+        ElfFlags(self.flags).sramecc()
     }
 
     /// The target ID as the ROCm runtime derives it from the ELF header to
@@ -230,7 +192,7 @@ impl CodeObject {
     /// settings other than "any".
     pub fn target_id(&self) -> String {
         let processor = self.processor().map_or_else(
-            || format!("mach{:#x}", self.flags & EF_AMDGPU_MACH),
+            || format!("mach{:#x}", ElfFlags(self.flags).mach()),
             str::to_string,
         );
         let mut id = format!("amdgcn-amd-amdhsa--{processor}");
@@ -263,21 +225,8 @@ pub fn read(data: &[u8]) -> Result<CodeObject, Box<dyn std::error::Error>> {
         flags: header.e_flags(e).0,
         ..CodeObject::default()
     };
-    let mut found = false;
-    for section in file.elf_section_table().iter() {
-        let Some(mut notes) = section.notes(e, data)? else {
-            continue;
-        };
-        while let Some(note) = notes.next()? {
-            if note.name() == b"AMDGPU" && note.n_type(e).0 == NT_AMDGPU_METADATA {
-                co.metadata = rmp_serde::from_slice(note.desc())?;
-                found = true;
-            }
-        }
-    }
-    if !found {
-        return Err("no NT_AMDGPU_METADATA note".into());
-    }
+    let note = metadata_note(data)?.ok_or("no NT_AMDGPU_METADATA note")?;
+    co.metadata = rmp_serde::from_slice(note)?;
     for sym in file.symbols() {
         let Ok(name) = sym.name() else { continue };
         let Some(index) = sym.section_index() else {
