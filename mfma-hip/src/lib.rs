@@ -58,6 +58,7 @@ mod elf;
 mod error;
 mod ffi;
 mod locate;
+pub mod manifest;
 mod plan;
 mod runtime;
 pub mod stand_in;
