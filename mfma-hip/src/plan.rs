@@ -6,6 +6,7 @@
 
 use crate::codeobj::{CodeObjectInfo, KernelMeta};
 use crate::error::{Error, Result};
+use crate::manifest;
 use crate::target::TargetId;
 use mfma_spec::{validate, BlgpBits, Builtin, ElemType, Modifiers, Operand};
 use std::path::{Path, PathBuf};
@@ -196,20 +197,6 @@ pub struct Catalog {
     info: CodeObjectInfo,
 }
 
-/// The manifest's columns (`mfma-kernels/build.rs` writes them).
-const HEADER: [&str; 10] = [
-    "kind",
-    "kernel",
-    "builtin",
-    "mnemonic",
-    "modifiers",
-    "args",
-    "workgroup",
-    "grid",
-    "lds",
-    "tiles",
-];
-
 const SITE_ARGS: &str = "a:global_buffer:8,b:global_buffer:8,c:global_buffer:8,d:global_buffer:8";
 const SPARSE_SITE_ARGS: &str =
     "a:global_buffer:8,b:global_buffer:8,c:global_buffer:8,idx:global_buffer:8,d:global_buffer:8";
@@ -242,14 +229,13 @@ impl Catalog {
                 ),
             )
         })?;
-        let mut lines = manifest.lines().enumerate();
-        let header: Vec<&str> = lines
-            .next()
-            .map(|(_, l)| l.split('\t').collect())
-            .unwrap_or_default();
-        if header != HEADER {
-            return Err(bad(1, format!("expected the header {}", HEADER.join(" "))));
-        }
+        // `rows` refuses only the header up front: say so in the launcher's words.
+        let rows = manifest::rows(manifest).map_err(|e| {
+            bad(
+                e.line,
+                format!("expected the header {}", manifest::COLUMNS.join(" ")),
+            )
+        })?;
         let mut catalog = Catalog {
             path: path.to_path_buf(),
             target: info.target.clone(),
@@ -258,17 +244,11 @@ impl Catalog {
             gemms: Vec::new(),
             info,
         };
-        for (i, line) in lines {
-            let line_no = i + 1;
-            if line.is_empty() {
-                continue;
-            }
-            let f: Vec<&str> = line.split('\t').collect();
-            let [kind, kernel, builtin, _mnemonic, modifiers, args, workgroup, grid, lds, _tiles] =
-                f[..]
-            else {
-                return Err(bad(line_no, format!("{} fields, expected 10", f.len())));
-            };
+        for row in rows {
+            let (
+                line_no,
+                [kind, kernel, builtin, _mnemonic, modifiers, args, workgroup, grid, lds, _tiles],
+            ) = row.map_err(|e| bad(e.line, e.what))?;
             let b = mfma_spec::find(builtin)
                 .ok_or_else(|| bad(line_no, format!("unknown builtin {builtin}")))?;
             if b.arch != arch.name {
