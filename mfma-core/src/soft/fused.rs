@@ -1014,6 +1014,7 @@ fused_kernel!(SplitTruncated<TA, TB>, [TA, TB], TA, TB, true, chain_gtr);
 
 #[cfg(test)]
 mod tests {
+    use super::super::cpu::Kernels;
     use super::*;
 
     fn dec(v: f32, t: mfma_spec::ElemType) -> Dec {
@@ -1142,6 +1143,153 @@ mod tests {
             let want = (f64::from(c) / 2f64.powi(q)).floor() * 2f64.powi(q);
             let got = f32::from_bits(floor_f32(bits, q - e_c + 23, q));
             assert_eq!(f64::from(got), want, "c {c:e} ({bits:#x}) to 2^{q}");
+        }
+    }
+
+    /// `fast_combine` of one copy on 16 lanes: the copy's own width, its
+    /// target features enabled.
+    fn combine16<const SPLIT: bool>(
+        k: Kernels,
+        sum: &[i32; 16],
+        e: &[i32; 16],
+        c: &mut [f32; 16],
+    ) -> u32 {
+        use super::super::cpu::{AVX2, AVX512, PORTABLE};
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
+        fn avx512<const SPLIT: bool>(sum: &[i32; 16], e: &[i32; 16], c: &mut [f32; 16]) -> u32 {
+            fast_combine::<SPLIT, 16, AVX512>(sum, e, c)
+        }
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2,fma")]
+        fn avx2<const SPLIT: bool>(sum: &[i32; 8], e: &[i32; 8], c: &mut [f32; 8]) -> u32 {
+            fast_combine::<SPLIT, 8, AVX2>(sum, e, c)
+        }
+        match k {
+            // SAFETY: called only for copies the CPU has (`Kernels::detected`).
+            #[cfg(target_arch = "x86_64")]
+            Kernels::Avx512 => unsafe { avx512::<SPLIT>(sum, e, c) },
+            #[cfg(target_arch = "x86_64")]
+            Kernels::Avx2 => {
+                let half = |x: &[i32; 16], h: usize| -> [i32; 8] {
+                    x[h * 8..][..8].try_into().expect("8")
+                };
+                let (c0, c1) = c.split_at_mut(8);
+                // SAFETY: as above.
+                unsafe {
+                    avx2::<SPLIT>(&half(sum, 0), &half(e, 0), c0.try_into().expect("8"))
+                        | avx2::<SPLIT>(&half(sum, 1), &half(e, 1), c1.try_into().expect("8")) << 8
+                }
+            }
+            _ => fast_combine::<SPLIT, 16, PORTABLE>(sum, e, c),
+        }
+    }
+
+    /// The accumulator step of every copy of the fast chain, lane by lane,
+    /// against [`combine`] (the reference's steps 3–5 in integers): sums of
+    /// every size below 2^30, largest exponents over the fast inputs'
+    /// range and groups of zero products (`e_dot` −1024), accumulators from
+    /// far below the products to far above them (subnormals and zeros of
+    /// both signs included), for TR and GTR. Lanes a copy leaves for the
+    /// exact path must keep their `c`. The chain tests meet this step
+    /// only on values random chains reach; this meets the boundaries of
+    /// `SHORT_CUT` and of the general step on purpose.
+    #[test]
+    fn every_copy_of_the_accumulator_step_is_the_reference_step() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let copies: std::vec::Vec<Kernels> = Kernels::ALL
+            .into_iter()
+            .filter(|&k| k <= Kernels::detected())
+            .collect();
+        let mut left = [0usize; 3];
+        for n in 0..200_000u32 {
+            let (mut sum, mut e_dot, mut c) = ([0i32; 16], [0i32; 16], [0f32; 16]);
+            // A vector of one regime at a time, so that whole vectors take
+            // the short cut (its condition is on every lane): e_c − e_dot
+            // within its reach (−5..25), anywhere in −60..60, or so far
+            // below that c · 2^(24 − e_dot) underflows f32 (−300..−100).
+            let (lo, span) = [(-5, 30), (-60, 120), (-300, 200), (-5, 30)][n as usize % 4];
+            for l in 0..16 {
+                let r = next();
+                let zero_group = r % 64 == 0;
+                e_dot[l] = if zero_group {
+                    -1024
+                } else {
+                    -102 + ((r >> 8) % 227) as i32
+                };
+                sum[l] = if zero_group {
+                    0
+                } else {
+                    let m = ((r >> 16) as i32 & 0x3fff_ffff) >> ((r >> 48) % 31);
+                    if r & 1 << 5 == 0 {
+                        m
+                    } else {
+                        -m
+                    }
+                };
+                let d = lo + ((r >> 52) % span) as i32;
+                let e_c = if zero_group {
+                    -100 + ((r >> 40) % 200) as i32
+                } else {
+                    e_dot[l] + d
+                };
+                let frac = (r >> 24) as u32 & 0x7f_ffff;
+                let sign = ((r >> 6) as u32 & 1) << 31;
+                let bits = match e_c {
+                    _ if r % 97 == 1 => 0,
+                    ..=-150 => frac >> 20,
+                    -149..=-127 => frac >> (-127 - e_c).min(22),
+                    -126..=127 => ((e_c + 127) as u32) << 23 | frac,
+                    _ => 0x7f7f_ffff,
+                };
+                c[l] = f32::from_bits(sign | bits);
+            }
+            for split in [false, true] {
+                for &k in &copies {
+                    let mut got = c;
+                    let redo = if split {
+                        combine16::<true>(k, &sum, &e_dot, &mut got)
+                    } else {
+                        combine16::<false>(k, &sum, &e_dot, &mut got)
+                    };
+                    for l in 0..16 {
+                        if redo >> l & 1 != 0 {
+                            assert_eq!(got[l].to_bits(), c[l].to_bits(), "{} kept c", k.name());
+                            left[k as usize] += 1;
+                            continue;
+                        }
+                        let s = (e_dot[l] > -1000).then_some((i64::from(sum[l]), e_dot[l]));
+                        let want = combine(s, c[l], split);
+                        assert_eq!(
+                            got[l].to_bits(),
+                            want.to_bits(),
+                            "{} split {split}: S {} e_dot {} c {:e} ({:#x}): {:e} vs {:e}",
+                            k.name(),
+                            sum[l],
+                            e_dot[l],
+                            c[l],
+                            c[l].to_bits(),
+                            got[l],
+                            want,
+                        );
+                    }
+                }
+            }
+        }
+        // Lanes left for the exact path (results below 2^-126) are few:
+        // the comparisons above are the test.
+        for k in &copies {
+            assert!(
+                left[*k as usize] < 2 * 40_000 * 16 / 20,
+                "{}: {left:?}",
+                k.name()
+            );
         }
     }
 
