@@ -638,13 +638,12 @@ fn fast_block<X: Instr, const SPLIT: bool, const N: usize, const W: usize, const
             let at = kk * N;
             for (j, &w) in row.iter().enumerate() {
                 // Vector v of row kk at (kk · nv + v) · W = kk · N + v · W.
-                (tb.v[at + j], tb.e[at + j]) = fast_decode(w, 1);
-            }
-        }
-        if paired {
-            for (e16, &e) in tb.e16.iter_mut().zip(&tb.e).take(k * N) {
-                // Exponents lie in −512..=127 (−512: zero).
-                *e16 = e as i16;
+                let (v, e) = fast_decode(w, 1);
+                (tb.v[at + j], tb.e[at + j]) = (v, e);
+                if paired {
+                    // Exponents lie in −512..=127 (−512: zero).
+                    tb.e16[at + j] = e as i16;
+                }
             }
         }
         for (i, c_row) in c.as_chunks_mut::<N>().0.iter_mut().enumerate() {
@@ -663,11 +662,8 @@ fn fast_block<X: Instr, const SPLIT: bool, const N: usize, const W: usize, const
                         )
                     };
                     for (v, redo) in redo.into_iter().enumerate() {
-                        let a_row = a.row(t, blk, i, k);
-                        for l in (0..W).filter(|l| redo >> l & 1 != 0) {
-                            let j = v * W + l;
-                            c_row[j] = exact_step::<SPLIT>(a_row, b, (t, blk, q, g, j), c_row[j]);
-                        }
+                        let c = &mut c_row[v * W..][..W];
+                        redo_exact::<SPLIT>(redo, c, (a, b), (t, blk, i, k), (q, g, v * W));
                     }
                     continue;
                 }
@@ -675,16 +671,30 @@ fn fast_block<X: Instr, const SPLIT: bool, const N: usize, const W: usize, const
                     let at = (i * k + q, q * N + v * W, N);
                     let (sum, e_dot) = fast_sums::<SPLIT, W, L>(&ta, &tb, g, at);
                     let redo = fast_combine::<SPLIT, W, L>(&sum, &e_dot, c);
-                    if redo != 0 {
-                        let a_row = a.row(t, blk, i, k);
-                        for l in (0..W).filter(|l| redo >> l & 1 != 0) {
-                            // `c[l]` still holds the step's input in a redone lane.
-                            c[l] = exact_step::<SPLIT>(a_row, b, (t, blk, q, g, v * W + l), c[l]);
-                        }
-                    }
+                    redo_exact::<SPLIT>(redo, c, (a, b), (t, blk, i, k), (q, g, v * W));
                 }
             }
         }
+    }
+}
+
+/// The lanes of `c` (columns `j0..` of row `i`) that the fast step left
+/// for the exact path (bits of `redo`), redone by [`exact_step`] on the
+/// group `q..q + g` of step `t`: `c` still holds the step's input there.
+#[inline(always)]
+fn redo_exact<const SPLIT: bool>(
+    redo: u32,
+    c: &mut [f32],
+    (a, b): (Win<'_, Packed>, Win<'_, Packed>),
+    (t, blk, i, k): (usize, usize, usize, usize),
+    (q, g, j0): (usize, usize, usize),
+) {
+    if redo == 0 {
+        return;
+    }
+    let a_row = a.row(t, blk, i, k);
+    for (l, c) in c.iter_mut().enumerate().filter(|(l, _)| redo >> l & 1 != 0) {
+        *c = exact_step::<SPLIT>(a_row, b, (t, blk, q, g, j0 + l), *c);
     }
 }
 

@@ -90,6 +90,8 @@ pub(super) unsafe fn fast_combine<const SPLIT: bool>(
         // with e_c − e_dot <= SHORT_CUT.
         let e_c_raw = _mm256_sub_epi32(field, set1(127));
         let d = _mm256_sub_epi32(e_c_raw, e_dot);
+        // (e_c as reference 4 decodes it: −126 for zero and subnormals.)
+        let e_c = _mm256_max_epi32(e_c_raw, set1(-126));
         let far = _mm256_or_si256(
             _mm256_cmpgt_epi32(d, set1(SHORT_CUT)),
             _mm256_cmpeq_epi32(field, set1(0xff)),
@@ -97,7 +99,6 @@ pub(super) unsafe fn fast_combine<const SPLIT: bool>(
         if _mm256_testz_si256(far, far) != 0 {
             let mut c_in = bits;
             if SPLIT {
-                let e_c = _mm256_max_epi32(e_c_raw, set1(-126));
                 let dropped = _mm256_cmpgt_epi32(_mm256_sub_epi32(e_dot, set1(25)), e_c);
                 c_in = _mm256_andnot_si256(dropped, bits);
             }
@@ -121,7 +122,6 @@ pub(super) unsafe fn fast_combine<const SPLIT: bool>(
             _mm256_storeu_ps(c.as_mut_ptr(), x);
             return 0;
         }
-        let e_c = _mm256_max_epi32(_mm256_sub_epi32(field, set1(127)), set1(-126));
         let big_e = _mm256_max_epi32(e_dot, e_c);
         let sh = clamp(
             _mm256_sub_epi32(_mm256_sub_epi32(big_e, e_dot), set1(8)),

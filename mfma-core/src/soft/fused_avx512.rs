@@ -147,6 +147,8 @@ pub(super) unsafe fn fast_combine<const SPLIT: bool>(
         // with e_c − e_dot <= SHORT_CUT.
         let e_c_raw = _mm512_sub_epi32(field, set1(127));
         let d = _mm512_sub_epi32(e_c_raw, e_dot);
+        // (e_c as reference 4 decodes it: −126 for zero and subnormals.)
+        let e_c = _mm512_max_epi32(e_c_raw, set1(-126));
         let near = _mm512_mask_cmple_epi32_mask(
             _mm512_cmpneq_epi32_mask(field, set1(0xff)),
             d,
@@ -155,7 +157,6 @@ pub(super) unsafe fn fast_combine<const SPLIT: bool>(
         if near == u16::MAX {
             let mut c_in = bits;
             if SPLIT {
-                let e_c = _mm512_max_epi32(e_c_raw, set1(-126));
                 let kept = _mm512_cmpge_epi32_mask(e_c, _mm512_sub_epi32(e_dot, set1(25)));
                 c_in = _mm512_maskz_mov_epi32(kept, bits);
             }
@@ -172,7 +173,6 @@ pub(super) unsafe fn fast_combine<const SPLIT: bool>(
             _mm512_storeu_ps(c.as_mut_ptr(), _mm512_mul_ps(x, _mm512_castsi512_ps(u)));
             return 0;
         }
-        let e_c = _mm512_max_epi32(_mm512_sub_epi32(field, set1(127)), set1(-126));
         let big_e = _mm512_max_epi32(e_dot, e_c);
         let sh = clamp(
             _mm512_sub_epi32(_mm512_sub_epi32(big_e, e_dot), set1(8)),
