@@ -105,7 +105,7 @@ fn detect() -> Kernels {
         use std::is_x86_feature_detected as has;
         let avx2 = has!("avx2") && has!("fma") && has!("f16c");
         // The features of the AVX-512 copies' `target_feature` list, each
-        // checked: `vpdpwssd` (VNNI) is what the i8 kernels need beyond F.
+        // checked: `vpdpbusd` (VNNI) is what the i8 kernels need beyond F.
         let avx512 = avx2
             && has!("avx512f")
             && has!("avx512bw")
@@ -156,7 +156,7 @@ pub(crate) const AVX512: u8 = 2;
 // `with_kernels` and the every-copy tests need (and generic functions get
 // its direct dispatch, a detection per call, anyway). `pulp` would let the
 // f32/f16 kernels be written once over its width-generic `Simd` trait, but
-// the i8 kernels need `vpmaddwd`/`vpdpwssd` and in-lane unpacks, the f16
+// the i8 kernels need `vpmaddwd`/`vpdpbusd` and in-lane unpacks, the f16
 // widening needs `vcvtph2ps`, which its generic trait does not offer (we
 // would write them against its per-level intrinsics wrappers, as now), the
 // bit-exact portable copy must stay plain Rust for Miri, and it would add

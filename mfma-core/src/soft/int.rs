@@ -103,9 +103,9 @@ fn wrapping_block<
     }
 }
 
-/// [`wrapping_rows`], from the intrinsics copy of the caller's level (see
-/// `cpu::PORTABLE`) when rows are whole registers of it: `vpdpwssd` with
-/// AVX-512 VNNI, `vpmaddwd` with AVX2.
+/// [`wrapping_rows`], from the AVX2 copy (`vpmaddwd`) when the caller's
+/// level has it (see `cpu::PORTABLE`) and rows are whole pairs of its
+/// registers.
 #[inline(always)]
 fn wrapping_rows_in<
     const L: u8,
@@ -122,17 +122,6 @@ fn wrapping_rows_in<
     blk: usize,
     row: usize,
 ) {
-    #[cfg(target_arch = "x86_64")]
-    if L >= AVX512 && K.is_multiple_of(2) {
-        use super::int_avx512::{wrapping_rows_16, wrapping_rows_32};
-        // SAFETY: `L >= AVX512` only in the copy of `wrapping_chain`
-        // compiled with AVX-512 (VNNI, VL), which runs on CPUs that have it.
-        match N {
-            32 => return unsafe { wrapping_rows_32::<K, R>(a, b, steps, c, blk, row) },
-            16 => return unsafe { wrapping_rows_16::<K, R>(a, b, steps, c, blk, row) },
-            _ => {}
-        }
-    }
     #[cfg(target_arch = "x86_64")]
     if L >= AVX2 && K.is_multiple_of(2) {
         use super::int_avx2::wrapping_rows as madd;
@@ -179,17 +168,21 @@ fn wrapping_chain_body<X: Instr, const L: u8>(
 ) {
     let s = X::SPEC;
     for (blk, c) in c.chunks_exact_mut(s.m * s.n).enumerate() {
-        // AVX-512: 8 rows of C in 16 accumulators (of 32 registers).
-        if L >= AVX512 {
-            match (s.n, s.k) {
-                (32, 4) => wrapping_block::<X, L, 32, 4, 8, 4, 8>(a, b, steps, c, blk),
-                (32, 8) => wrapping_block::<X, L, 32, 8, 8, 4, 8>(a, b, steps, c, blk),
-                (16, 4) => wrapping_block::<X, L, 16, 4, 8, 2, 8>(a, b, steps, c, blk),
-                (16, 16) => wrapping_block::<X, L, 16, 16, 8, 2, 8>(a, b, steps, c, blk),
-                (32, 16) => wrapping_block::<X, L, 32, 16, 8, 4, 8>(a, b, steps, c, blk),
-                (16, 32) => wrapping_block::<X, L, 16, 32, 8, 2, 8>(a, b, steps, c, blk),
-                (4, 4) => wrapping_block::<X, L, 4, 4, 4, 1, 4>(a, b, steps, c, blk),
-                _ => wrapping_block_rowwise::<X>(a, b, steps, c, blk),
+        // AVX-512: whole blocks of 16 or 32 columns, 8 rows at a time, with
+        // `vpdpbusd` (four k an instruction: every such i8 builtin's K is a
+        // multiple of four).
+        #[cfg(target_arch = "x86_64")]
+        if L >= AVX512 && (s.n == 32 || s.n == 16) && s.k % 4 == 0 && s.m % 8 == 0 {
+            use super::int_avx512::wrapping_block as vnni;
+            let at = (blk, s.m);
+            // SAFETY: `L >= AVX512` only in the copy of `wrapping_chain`
+            // compiled with AVX-512 (VNNI, VL), which runs on CPUs that
+            // have it.
+            unsafe {
+                match s.n {
+                    32 => vnni::<32, 2>((a, b), (s.k, steps), c, at),
+                    _ => vnni::<16, 1>((a, b), (s.k, steps), c, at),
+                }
             }
             continue;
         }

@@ -1,221 +1,258 @@
-//! The i8 chain (see `int::wrapping_rows`) with AVX-512 VNNI's `vpdpwssd`,
-//! for rows of C of 16 or 32 columns.
+//! The i8 chain (see `int::wrapping_rows`) with AVX-512 VNNI's `vpdpbusd`,
+//! for blocks of C of 16 or 32 columns and a multiple of 8 rows.
 //!
-//! `vpdpwssd` multiplies i16 lanes and adds adjacent products, and the
-//! accumulator, into i32 lanes, wrapping: with B's rows k and k+1
-//! interleaved and A's pair `(a_k, a_k+1)` in every lane, one instruction
-//! adds two k to 16 outputs. The products and their pair sum are exact
-//! (`|a·b| <= 2^14`), and wrap-around addition is associative, so the bits
-//! are those of any other order. Interleaving works within 128-bit lanes,
-//! so an accumulator pair holds a row's columns in the order of the
-//! interleave (see [`LO`]); C is permuted into that order when loaded and
-//! back when stored, once per chain.
+//! `vpdpbusd` multiplies unsigned bytes by signed bytes and adds each group
+//! of four products, and the accumulator, into an i32 lane, wrapping: with
+//! B's rows k..k+4 interleaved byte by byte and A's quad `a_k..a_k+4` in
+//! every lane, one instruction adds four k to 16 outputs (twice the work of
+//! `vpdpwssd`'s pairs of i16, at the same throughput). A is the unsigned
+//! side, offset by 128 (`a ^ 0x80`), so each output gains `128·Σ_k b_kj`
+//! too, which is taken off C first: a column's, so computed once per block
+//! and span of k (with `vpdpbusd` as well) and shared by every row. Each
+//! product and each group's sum is exact (`|(a + 128)·b| <= 2^15`) and
+//! wrap-around addition is associative, so the bits are those of any other
+//! order: `C − 128·Σ b + Σ (a + 128)·b` is `C + Σ a·b` modulo 2^32.
+//!
+//! The panels hold i8 widened to i16 (what the AVX2 and portable copies
+//! compute in). B's rows are packed back to bytes (saturating packs, exact
+//! on i8 values) and interleaved once per block and span of k, into a
+//! buffer that every group of 8 rows then reads; A's rows are packed a
+//! chunk of 32 k at a time.
 
 use super::Win;
 use core::arch::x86_64::*;
+use core::mem::MaybeUninit;
+use core::ops::Range;
 
-/// Columns of a 32-column row in the low (`LO`) and high (`HI`) unpack of
-/// its two rows of B: within each 128-bit lane `q`, the low unpack holds
-/// columns `8q..8q+4`, the high one `8q+4..8q+8`.
-const LO: [i32; 16] = [0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27];
-/// See [`LO`].
-const HI: [i32; 16] = [4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31];
+/// Rows of C kept in registers at a time (`V·R` accumulators of 32).
+const R: usize = 8;
+/// k of A packed to bytes at a time: one register of i16.
+const CHUNK: usize = 32;
+/// k of B interleaved into the buffer at a time (4 KiB for 32 columns).
+const SPAN: usize = 128;
 
-/// `vpdpwssd acc, a, b` on 16 lanes, as one instruction: LLVM's generic
-/// x86-64 tuning rewrites the intrinsic into `vpmaddwd` + `vpaddd` (two
-/// uops, the second on the port the unpacks need), which left the AVX-512
-/// i8 chain no faster than the AVX2 one. The same arithmetic, exactly: the
-/// pair sum is exact and added with wrap-around either way.
+/// Within each 128-bit lane, the bytes of two rows' 8 columns (`r0` in
+/// bytes 0-7, `r1` in 8-15) as 8 pairs `(r0[j], r1[j])`.
+const PAIRS: [i8; 16] = [0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15];
+
+/// `vpdpbusd acc, u, s` on 16 lanes: `acc` plus the four products of
+/// `u`'s unsigned and `s`'s signed bytes, per lane, wrapping. As one
+/// instruction (LLVM keeps it so; written out like the AVX2 copies'
+/// `vpmaddwd` for the same reason: it is the one the kernel is built on).
 #[inline]
 #[target_feature(enable = "avx512f,avx512vnni")]
-fn dpwssd(acc: __m512i, a: __m512i, b: __m512i) -> __m512i {
+fn dpbusd(acc: __m512i, u: __m512i, s: __m512i) -> __m512i {
     let mut acc = acc;
     // SAFETY: the instruction only reads and writes these registers, and
     // the function is compiled (and called) only with AVX-512 VNNI.
     unsafe {
         core::arch::asm!(
-            "vpdpwssd {acc}, {a}, {b}",
+            "vpdpbusd {acc}, {u}, {s}",
             acc = inout(zmm_reg) acc,
-            a = in(zmm_reg) a,
-            b = in(zmm_reg) b,
+            u = in(zmm_reg) u,
+            s = in(zmm_reg) s,
             options(pure, nomem, nostack, preserves_flags),
         );
     }
     acc
 }
 
-/// [`dpwssd`] on 8 lanes (EVEX encoded, AVX-512 VL).
-#[inline]
-#[target_feature(enable = "avx512f,avx512vl,avx512vnni")]
-fn dpwssd_256(acc: __m256i, a: __m256i, b: __m256i) -> __m256i {
-    let mut acc = acc;
-    // SAFETY: as for `dpwssd`.
-    unsafe {
-        core::arch::asm!(
-            "vpdpwssd {acc}, {a}, {b}",
-            acc = inout(ymm_reg) acc,
-            a = in(ymm_reg) a,
-            b = in(ymm_reg) b,
-            options(pure, nomem, nostack, preserves_flags),
-        );
-    }
-    acc
-}
-
-/// The index vector of `_mm512_permutex2var_epi32` picking columns `cols`
-/// of a row held as two registers (columns 0-15 and 16-31).
+/// A register of 8 i64 lanes, `lanes`.
 #[inline(always)]
-fn gather(cols: [i32; 16]) -> __m512i {
-    // SAFETY: `[i32; 16]` and `__m512i` have the same size; any bits are valid.
-    unsafe { core::mem::transmute::<[i32; 16], __m512i>(cols) }
+fn lanes64(lanes: [i64; 8]) -> __m512i {
+    // SAFETY: `[i64; 8]` and `__m512i` have the same size; any bits are valid.
+    unsafe { core::mem::transmute::<[i64; 8], __m512i>(lanes) }
 }
 
-/// The inverse of `gather(LO), gather(HI)`: where column `j` lies in the
-/// pair `(lo, hi)` (index `16 + i` for `hi`'s lane `i`).
-const fn scatter(half: usize) -> [i32; 16] {
-    let mut out = [0i32; 16];
-    let mut i = 0;
-    while i < 16 {
-        let j = half * 16 + i;
-        // Column j sits in LO or HI at lane (j / 8) * 4 + j % 4.
-        let lane = (j / 8) * 4 + j % 4;
-        out[i] = if j % 8 < 4 { lane } else { 16 + lane } as i32;
-        i += 1;
-    }
-    out
-}
-
-/// `int::wrapping_rows` for `N = 32`: `R` rows of block `blk` of C (`c`,
-/// from row `row`) through the chain, one register of B per row of K.
+/// B's rows `kk..kk + 4`, `V·16` columns of i16 from `b`, as the signed
+/// byte quads of `vpdpbusd`: register `v`, lane `l` holds column `16v + l`.
 ///
 /// # Safety
-/// The CPU must have AVX-512 F, BW and VNNI, and the caller must be
+/// As for [`wrapping_block`].
+#[inline(always)]
+unsafe fn quads<const N: usize, const V: usize>(
+    b: &super::Rows<'_, i16, N>,
+    kk: usize,
+) -> [__m512i; V] {
+    // SAFETY: register operations, and loads of whole rows that
+    // `Rows::get` checks; under the caller's features.
+    unsafe {
+        let pairs128 = core::mem::transmute::<[i8; 16], __m128i>(PAIRS);
+        let mut out = [_mm512_setzero_si512(); V];
+        if N == 32 {
+            let row = |i| _mm512_loadu_si512(b.get::<32>(kk + i, 0).as_ptr().cast());
+            let pairs = _mm512_broadcast_i32x4(pairs128);
+            // Lane q: the bytes of rows 0 and 1 (2 and 3), columns 8q..8q+8,
+            // as pairs; their unpacks hold columns 8q..8q+4 (low) and
+            // 8q+4..8q+8 (high) as quads.
+            let p01 = _mm512_shuffle_epi8(_mm512_packs_epi16(row(0), row(1)), pairs);
+            let p23 = _mm512_shuffle_epi8(_mm512_packs_epi16(row(2), row(3)), pairs);
+            let (lo, hi) = (
+                _mm512_unpacklo_epi16(p01, p23),
+                _mm512_unpackhi_epi16(p01, p23),
+            );
+            // Columns in order: 128-bit lanes lo.0, hi.0, lo.1, hi.1 | lo.2, ...
+            out[0] = _mm512_permutex2var_epi64(lo, lanes64([0, 1, 8, 9, 2, 3, 10, 11]), hi);
+            out[V - 1] = _mm512_permutex2var_epi64(lo, lanes64([4, 5, 12, 13, 6, 7, 14, 15]), hi);
+        } else {
+            let row = |i| _mm256_loadu_si256(b.get::<16>(kk + i, 0).as_ptr().cast());
+            let pairs = _mm256_broadcastsi128_si256(pairs128);
+            let p01 = _mm256_shuffle_epi8(_mm256_packs_epi16(row(0), row(1)), pairs);
+            let p23 = _mm256_shuffle_epi8(_mm256_packs_epi16(row(2), row(3)), pairs);
+            let (lo, hi) = (
+                _mm256_unpacklo_epi16(p01, p23),
+                _mm256_unpackhi_epi16(p01, p23),
+            );
+            // [lo.0, lo.1, hi.0, hi.1] = columns 0-3, 8-11, 4-7, 12-15.
+            let both = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi);
+            out[0] = _mm512_shuffle_i64x2::<0b11_01_10_00>(both, both);
+        }
+        out
+    }
+}
+
+/// `R` rows of A from `k0`, `len` k (a multiple of four, at most
+/// [`CHUNK`]), as unsigned byte quads `a + 128`, one `i32` each.
+///
+/// # Safety
+/// As for [`wrapping_block`].
+#[inline(always)]
+unsafe fn a_quads(a: &[&[i16]; R], k0: usize, len: usize, quads: &mut [[i32; CHUNK / 4]; R]) {
+    // SAFETY: each masked load reads the `len` elements of a row from
+    // `k0` on, which `a[k0..][..len]` checks it holds; the store writes a
+    // whole `[i32; 8]`.
+    unsafe {
+        for (a, quads) in a.iter().zip(quads.iter_mut()) {
+            let z = _mm512_maskz_loadu_epi16(u32::MAX >> (CHUNK - len), a[k0..][..len].as_ptr());
+            // The low byte of a ^ 0x80 is a + 128.
+            let z = _mm512_xor_si512(z, _mm512_set1_epi16(0x80));
+            _mm256_storeu_si256(quads.as_mut_ptr().cast(), _mm512_cvtepi16_epi8(z));
+        }
+    }
+}
+
+/// The spans of a chain of `runs` runs of `len` k that one filling of B's
+/// buffer covers, as (runs, k of each): whole runs while they are short
+/// (fragments), pieces of the one run when it is long (panels).
+fn spans(runs: usize, len: usize) -> impl Iterator<Item = (Range<usize>, Range<usize>)> {
+    let per = (SPAN / len.max(1)).max(1);
+    let pieces = len.div_ceil(SPAN);
+    (0..runs).step_by(per).flat_map(move |t0| {
+        (0..pieces).map(move |p| {
+            (
+                t0..(t0 + per).min(runs),
+                p * SPAN..((p + 1) * SPAN).min(len),
+            )
+        })
+    })
+}
+
+/// `int::wrapping_rows` for a whole block `blk` of `m` rows (a multiple of
+/// [`R`]) and `N = 16·V` columns (16 or 32), `k` a step (a multiple of 4).
+///
+/// # Safety
+/// The CPU must have AVX-512 F, BW, VL and VNNI, and the caller must be
 /// compiled with them (so that these intrinsics inline).
 #[inline(always)]
-pub(super) unsafe fn wrapping_rows_32<const K: usize, const R: usize>(
-    a: Win<'_, i16>,
-    b: Win<'_, i16>,
-    steps: usize,
+pub(super) unsafe fn wrapping_block<const N: usize, const V: usize>(
+    (a, b): (Win<'_, i16>, Win<'_, i16>),
+    (k, steps): (usize, usize),
     c: &mut [i32],
-    blk: usize,
-    row: usize,
+    (blk, m): (usize, usize),
 ) {
-    const N: usize = 32;
-    debug_assert!(K.is_multiple_of(2));
-    let c = &mut c[..R * N];
+    debug_assert!(N == 16 * V && (V == 1 || V == 2) && k.is_multiple_of(4) && m.is_multiple_of(R));
+    let c = &mut c[..m * N];
+    let (runs, len) = Win::runs(&a, &b, k, steps);
     // SAFETY: the caller runs on a CPU with the features, inside code
-    // compiled with them; every pointer addresses 16 i32 or 32 i16 of a
-    // slice checked to hold them (`c` above, `Rows::get` for B), and A's
-    // pairs two i16 of a row checked to hold them (`kk + 1 < len`).
+    // compiled with them; every load and store addresses 16 i32 of `c`
+    // (checked above) or rows that `Rows::get` and `a_quads` check, and
+    // `buf` is read only below the `n` entries written first.
     unsafe {
-        let (lo_of, hi_of) = (gather(LO), gather(HI));
-        let mut acc = [(_mm512_setzero_si512(), _mm512_setzero_si512()); R];
-        for (r, acc) in acc.iter_mut().enumerate() {
-            let p = c[r * N..][..N].as_ptr();
-            let (c0, c1) = (
-                _mm512_loadu_si512(p.cast()),
-                _mm512_loadu_si512(p.add(16).cast()),
-            );
-            *acc = (
-                _mm512_permutex2var_epi32(c0, lo_of, c1),
-                _mm512_permutex2var_epi32(c0, hi_of, c1),
-            );
-        }
-        let (runs, len) = Win::runs(&a, &b, K, steps);
-        for t in 0..runs {
-            let a = a.rows::<R>(t, blk, row, len);
-            let b = b.run::<N>(t, blk, 0, len);
-            for kk in (0..len).step_by(2) {
-                let y0 = _mm512_loadu_si512(b.get::<32>(kk, 0).as_ptr().cast());
-                let y1 = _mm512_loadu_si512(b.get::<32>(kk + 1, 0).as_ptr().cast());
-                let (lo, hi) = (_mm512_unpacklo_epi16(y0, y1), _mm512_unpackhi_epi16(y0, y1));
-                for (a, acc) in a.iter().zip(acc.iter_mut()) {
-                    // (a_k, a_k+1) in every i32 lane, a_k in the low half:
-                    // the two i16 as they lie in memory, read as one i32.
-                    let pair = a[kk..][..2].as_ptr().cast::<i32>().read_unaligned();
-                    let x = _mm512_set1_epi32(pair);
-                    acc.0 = dpwssd(acc.0, lo, x);
-                    acc.1 = dpwssd(acc.1, hi, x);
+        let mut buf = [const { MaybeUninit::<[__m512i; V]>::uninit() }; SPAN / 4];
+        let mut aq = [[0; CHUNK / 4]; R];
+        let offset = _mm512_set1_epi8(i8::MIN);
+        for (ts, ks) in spans(runs, len) {
+            // B's quads for the span, and what the offset of A adds to each
+            // column: 128·Σ b.
+            let (mut n, mut extra) = (0, [_mm512_setzero_si512(); V]);
+            for t in ts.clone() {
+                let b = b.run::<N>(t, blk, 0, len);
+                for kk in ks.clone().step_by(4) {
+                    let q = quads::<N, V>(&b, kk);
+                    for (e, &q) in extra.iter_mut().zip(&q) {
+                        *e = dpbusd(*e, offset, q);
+                    }
+                    buf[n].write(q);
+                    n += 1;
                 }
             }
-        }
-        let (first, second) = (gather(scatter(0)), gather(scatter(1)));
-        for (r, &(lo, hi)) in acc.iter().enumerate() {
-            let p = c[r * N..][..N].as_mut_ptr();
-            _mm512_storeu_si512(p.cast(), _mm512_permutex2var_epi32(lo, first, hi));
-            _mm512_storeu_si512(p.add(16).cast(), _mm512_permutex2var_epi32(lo, second, hi));
-        }
-    }
-}
-
-/// `int::wrapping_rows` for `N = 16`: as [`wrapping_rows_32`], on 256-bit
-/// registers (`vpdpwssd` with AVX-512 VL), whose two 128-bit lanes hold
-/// columns 0-3, 8-11 (low unpack) and 4-7, 12-15 (high unpack).
-///
-/// # Safety
-/// As for [`wrapping_rows_32`], with AVX-512 VL.
-#[inline(always)]
-pub(super) unsafe fn wrapping_rows_16<const K: usize, const R: usize>(
-    a: Win<'_, i16>,
-    b: Win<'_, i16>,
-    steps: usize,
-    c: &mut [i32],
-    blk: usize,
-    row: usize,
-) {
-    const N: usize = 16;
-    debug_assert!(K.is_multiple_of(2));
-    let c = &mut c[..R * N];
-    // SAFETY: as in `wrapping_rows_32`.
-    unsafe {
-        let mut acc = [(_mm256_setzero_si256(), _mm256_setzero_si256()); R];
-        for (r, acc) in acc.iter_mut().enumerate() {
-            let p = c[r * N..][..N].as_ptr();
-            let (c0, c1) = (
-                _mm256_loadu_si256(p.cast()),
-                _mm256_loadu_si256(p.add(8).cast()),
-            );
-            *acc = (
-                _mm256_permute2x128_si256::<0x20>(c0, c1),
-                _mm256_permute2x128_si256::<0x31>(c0, c1),
-            );
-        }
-        let (runs, len) = Win::runs(&a, &b, K, steps);
-        for t in 0..runs {
-            let a = a.rows::<R>(t, blk, row, len);
-            let b = b.run::<N>(t, blk, 0, len);
-            for kk in (0..len).step_by(2) {
-                let y0 = _mm256_loadu_si256(b.get::<16>(kk, 0).as_ptr().cast());
-                let y1 = _mm256_loadu_si256(b.get::<16>(kk + 1, 0).as_ptr().cast());
-                let (lo, hi) = (_mm256_unpacklo_epi16(y0, y1), _mm256_unpackhi_epi16(y0, y1));
-                for (a, acc) in a.iter().zip(acc.iter_mut()) {
-                    let pair = a[kk..][..2].as_ptr().cast::<i32>().read_unaligned();
-                    let x = _mm256_set1_epi32(pair);
-                    acc.0 = dpwssd_256(acc.0, lo, x);
-                    acc.1 = dpwssd_256(acc.1, hi, x);
+            for (g, c) in c.chunks_exact_mut(R * N).enumerate() {
+                let mut acc = [[_mm512_setzero_si512(); V]; R];
+                for (r, acc) in acc.iter_mut().enumerate() {
+                    for (v, acc) in acc.iter_mut().enumerate() {
+                        let x = _mm512_loadu_si512(c[r * N + v * 16..][..16].as_ptr().cast());
+                        *acc = _mm512_sub_epi32(x, extra[v]);
+                    }
+                }
+                let mut i = 0;
+                for t in ts.clone() {
+                    let a = a.rows::<R>(t, blk, g * R, len);
+                    for k0 in ks.clone().step_by(CHUNK) {
+                        let clen = (ks.end - k0).min(CHUNK);
+                        a_quads(&a, k0, clen, &mut aq);
+                        for q in 0..clen / 4 {
+                            let y = buf[i + q].assume_init();
+                            for (aq, acc) in aq.iter().zip(acc.iter_mut()) {
+                                let x = _mm512_set1_epi32(aq[q]);
+                                for (acc, &y) in acc.iter_mut().zip(&y) {
+                                    *acc = dpbusd(*acc, x, y);
+                                }
+                            }
+                        }
+                        i += clen / 4;
+                    }
+                }
+                debug_assert_eq!(i, n);
+                for (r, acc) in acc.iter().enumerate() {
+                    for (v, &acc) in acc.iter().enumerate() {
+                        _mm512_storeu_si512(c[r * N + v * 16..][..16].as_mut_ptr().cast(), acc);
+                    }
                 }
             }
-        }
-        for (r, &(lo, hi)) in acc.iter().enumerate() {
-            let p = c[r * N..][..N].as_mut_ptr();
-            _mm256_storeu_si256(p.cast(), _mm256_permute2x128_si256::<0x20>(lo, hi));
-            _mm256_storeu_si256(p.add(8).cast(), _mm256_permute2x128_si256::<0x31>(lo, hi));
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{scatter, HI, LO};
+    use super::{spans, SPAN};
 
-    /// Storing through `scatter` puts every column back where it came from.
+    /// The spans cover every k of every run once, in order, and none holds
+    /// more than the buffer.
     #[test]
-    fn scatter_inverts_the_unpack_order() {
-        let pair: std::vec::Vec<i32> = LO.iter().chain(&HI).copied().collect();
-        for half in 0..2 {
-            for (i, &at) in scatter(half).iter().enumerate() {
-                assert_eq!(pair[at as usize], (half * 16 + i) as i32);
+    fn spans_cover_the_chain_in_order() {
+        for (runs, len) in [
+            (1, 4),
+            (1, 64),
+            (1, 128),
+            (1, 132),
+            (1, 1000),
+            (33, 8),
+            (17, 32),
+            (5, 4),
+        ] {
+            let mut seen = std::vec::Vec::new();
+            for (ts, ks) in spans(runs, len) {
+                assert!(
+                    ts.len() * ks.len() <= SPAN && !ks.is_empty(),
+                    "{runs}x{len}"
+                );
+                seen.extend(ts.flat_map(|t| ks.clone().map(move |k| (t, k))));
             }
+            let all: std::vec::Vec<_> = (0..runs)
+                .flat_map(|t| (0..len).map(move |k| (t, k)))
+                .collect();
+            assert_eq!(seen, all, "{runs}x{len}");
         }
     }
 }
