@@ -3,6 +3,7 @@
 use super::cpu::{multiversion, AVX2, AVX512};
 use super::{blocks, Kernel, Win};
 use crate::instr::Instr;
+use core::ops::Range;
 use mfma_spec::Modifiers;
 
 /// Wrap-around addition is associative, so any order gives the hardware's
@@ -25,6 +26,28 @@ fn wrapping_body<X: Instr>(m: Modifiers, a: &[i8], b: &[i8], c: &mut [i32]) {
 
 multiversion! {
     fn wrapping<X: Instr>(m: Modifiers, a: &[i8], b: &[i8], c: &mut [i32]) => wrapping_body
+}
+
+/// The spans of a chain of `runs` runs of `len` k that one filling of an
+/// intrinsics kernel's buffer of B (at most `span` k) covers, as (runs, k
+/// of each): whole runs while they are short (fragments), pieces of the
+/// one run when it is long (panels).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+pub(super) fn spans(
+    runs: usize,
+    len: usize,
+    span: usize,
+) -> impl Iterator<Item = (Range<usize>, Range<usize>)> {
+    let per = (span / len.max(1)).max(1);
+    let pieces = len.div_ceil(span);
+    (0..runs).step_by(per).flat_map(move |t0| {
+        (0..pieces).map(move |p| {
+            (
+                t0..(t0 + per).min(runs),
+                p * span..((p + 1) * span).min(len),
+            )
+        })
+    })
 }
 
 /// `R` rows of block `blk` of C (`c`, from row `row`) through the chain,
@@ -79,7 +102,6 @@ fn wrapping_rows<const N: usize, const K: usize, const W: usize, const V: usize,
 #[inline(always)]
 fn wrapping_block<
     X: Instr,
-    const L: u8,
     const N: usize,
     const K: usize,
     const W: usize,
@@ -95,45 +117,12 @@ fn wrapping_block<
     let n = V * W;
     let mut rows = c.chunks_exact_mut(R * n);
     for (i, c) in rows.by_ref().enumerate() {
-        wrapping_rows_in::<L, N, K, W, V, R>(a, b, steps, c, blk, i * R);
+        wrapping_rows::<N, K, W, V, R>(a, b, steps, c, blk, i * R);
     }
     let done = X::SPEC.m / R * R;
     for (i, c) in rows.into_remainder().chunks_exact_mut(n).enumerate() {
-        wrapping_rows_in::<L, N, K, W, V, 1>(a, b, steps, c, blk, done + i);
+        wrapping_rows::<N, K, W, V, 1>(a, b, steps, c, blk, done + i);
     }
-}
-
-/// [`wrapping_rows`], from the AVX2 copy (`vpmaddwd`) when the caller's
-/// level has it (see `cpu::PORTABLE`) and rows are whole pairs of its
-/// registers.
-#[inline(always)]
-fn wrapping_rows_in<
-    const L: u8,
-    const N: usize,
-    const K: usize,
-    const W: usize,
-    const V: usize,
-    const R: usize,
->(
-    a: Win<'_, i16>,
-    b: Win<'_, i16>,
-    steps: usize,
-    c: &mut [i32],
-    blk: usize,
-    row: usize,
-) {
-    #[cfg(target_arch = "x86_64")]
-    if L >= AVX2 && K.is_multiple_of(2) {
-        use super::int_avx2::wrapping_rows as madd;
-        // SAFETY: `L >= AVX2` only in copies compiled with AVX2, which run
-        // on CPUs that have it.
-        match N {
-            32 => return unsafe { madd::<N, K, 2, R>(a, b, steps, c, blk, row) },
-            16 => return unsafe { madd::<N, K, 1, R>(a, b, steps, c, blk, row) },
-            _ => {}
-        }
-    }
-    wrapping_rows::<N, K, W, V, R>(a, b, steps, c, blk, row);
 }
 
 /// Block `blk` of a chain, one output row at a time: for shapes without a
@@ -186,14 +175,30 @@ fn wrapping_chain_body<X: Instr, const L: u8>(
             }
             continue;
         }
+        // AVX2: the same with `vpmaddwd` (two k), 2 rows of 32 columns or
+        // 4 of 16 at a time.
+        #[cfg(target_arch = "x86_64")]
+        if L >= AVX2 && (s.n == 32 || s.n == 16) && s.k % 2 == 0 && s.m % 4 == 0 {
+            use super::int_avx2::wrapping_block as madd;
+            let at = (blk, s.m);
+            // SAFETY: `L >= AVX2` only in copies compiled with AVX2, which
+            // run on CPUs that have it.
+            unsafe {
+                match s.n {
+                    32 => madd::<32, 2, 2>((a, b), (s.k, steps), c, at),
+                    _ => madd::<16, 1, 4>((a, b), (s.k, steps), c, at),
+                }
+            }
+            continue;
+        }
         match (s.n, s.k) {
-            (32, 4) => wrapping_block::<X, L, 32, 4, 8, 4, 2>(a, b, steps, c, blk),
-            (32, 8) => wrapping_block::<X, L, 32, 8, 8, 4, 2>(a, b, steps, c, blk),
-            (16, 4) => wrapping_block::<X, L, 16, 4, 8, 2, 4>(a, b, steps, c, blk),
-            (16, 16) => wrapping_block::<X, L, 16, 16, 8, 2, 4>(a, b, steps, c, blk),
-            (32, 16) => wrapping_block::<X, L, 32, 16, 8, 4, 2>(a, b, steps, c, blk),
-            (16, 32) => wrapping_block::<X, L, 16, 32, 8, 2, 4>(a, b, steps, c, blk),
-            (4, 4) => wrapping_block::<X, L, 4, 4, 4, 1, 4>(a, b, steps, c, blk),
+            (32, 4) => wrapping_block::<X, 32, 4, 8, 4, 2>(a, b, steps, c, blk),
+            (32, 8) => wrapping_block::<X, 32, 8, 8, 4, 2>(a, b, steps, c, blk),
+            (16, 4) => wrapping_block::<X, 16, 4, 8, 2, 4>(a, b, steps, c, blk),
+            (16, 16) => wrapping_block::<X, 16, 16, 8, 2, 4>(a, b, steps, c, blk),
+            (32, 16) => wrapping_block::<X, 32, 16, 8, 4, 2>(a, b, steps, c, blk),
+            (16, 32) => wrapping_block::<X, 16, 32, 8, 2, 4>(a, b, steps, c, blk),
+            (4, 4) => wrapping_block::<X, 4, 4, 4, 1, 4>(a, b, steps, c, blk),
             _ => wrapping_block_rowwise::<X>(a, b, steps, c, blk),
         }
     }
@@ -236,5 +241,42 @@ impl Kernel for Wrapping {
         c: &mut [i32],
     ) {
         wrapping_chain::<X>(a, b, steps, c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::spans;
+
+    /// The spans cover every k of every run once, in order, and none holds
+    /// more than the buffer.
+    #[test]
+    fn spans_cover_the_chain_in_order() {
+        let cases = [
+            (1, 4),
+            (1, 64),
+            (1, 128),
+            (1, 132),
+            (1, 1000),
+            (33, 8),
+            (17, 32),
+            (5, 4),
+        ];
+        for span in [64, 128] {
+            for (runs, len) in cases {
+                let mut seen = std::vec::Vec::new();
+                for (ts, ks) in spans(runs, len, span) {
+                    assert!(
+                        ts.len() * ks.len() <= span && !ks.is_empty(),
+                        "{runs}x{len}"
+                    );
+                    seen.extend(ts.flat_map(|t| ks.clone().map(move |k| (t, k))));
+                }
+                let all: std::vec::Vec<_> = (0..runs)
+                    .flat_map(|t| (0..len).map(move |k| (t, k)))
+                    .collect();
+                assert_eq!(seen, all, "{runs}x{len} in spans of {span}");
+            }
+        }
     }
 }

@@ -1,88 +1,128 @@
-//! The i8 chain (see `int::wrapping_rows`) with `vpmaddwd`, for rows of C
-//! that are whole pairs of 8-lane registers (`N` a multiple of 16).
+//! The i8 chain (see `int::wrapping_rows`) with `vpmaddwd`, for blocks of
+//! C of 16 or 32 columns.
 //!
 //! `vpmaddwd` multiplies i16 lanes and adds adjacent products into i32:
 //! with B's rows k and k+1 interleaved and A's pair `(a_k, a_k+1)` in every
 //! lane, one instruction adds two k to 8 outputs. Both sums are exact
 //! (`|a·b| <= 2^14`), and wrap-around addition is associative, so the bits
-//! are those of any other order. Interleaving works within 128-bit halves,
-//! so the accumulators hold the columns of 16 in the order 0-3, 8-11 (low
-//! unpack) and 4-7, 12-15 (high unpack); C is permuted into that order when
-//! loaded and back when stored.
+//! are those of any other order. B's rows are interleaved once per block
+//! and span of k, into a buffer in natural column order that every group
+//! of `R` rows then reads: the inner loop is loads, broadcasts, `vpmaddwd`
+//! and `vpaddd`.
 
+use super::int::spans;
 use super::Win;
 use core::arch::x86_64::*;
+use core::mem::MaybeUninit;
 
-/// `int::wrapping_rows` for `N = 16·H`: `R` rows of block `blk` of C
-/// (`c`, from row `row`) through the chain.
+/// k of B interleaved into the buffer at a time (4 KiB for 32 columns).
+const SPAN: usize = 64;
+
+/// B's rows `kk` and `kk + 1`, `16·H` columns, interleaved: register
+/// `[h][s]` holds the pairs of columns `16h + 8s..16h + 8s + 8`.
+///
+/// # Safety
+/// As for [`wrapping_block`].
+#[inline(always)]
+unsafe fn pairs<const N: usize, const H: usize>(
+    b: &super::Rows<'_, i16, N>,
+    kk: usize,
+) -> [[__m256i; 2]; H] {
+    // SAFETY: loads of whole rows that `Rows::get` checks, and register
+    // operations; under the caller's features.
+    unsafe {
+        let mut out = [[_mm256_setzero_si256(); 2]; H];
+        for (h, out) in out.iter_mut().enumerate() {
+            let y0 = _mm256_loadu_si256(b.get::<16>(kk, h * 16).as_ptr().cast());
+            let y1 = _mm256_loadu_si256(b.get::<16>(kk + 1, h * 16).as_ptr().cast());
+            // Within 128-bit halves: columns 0-3, 8-11 (low), 4-7, 12-15 (high).
+            let (lo, hi) = (_mm256_unpacklo_epi16(y0, y1), _mm256_unpackhi_epi16(y0, y1));
+            *out = [
+                _mm256_permute2x128_si256::<0x20>(lo, hi),
+                _mm256_permute2x128_si256::<0x31>(lo, hi),
+            ];
+        }
+        out
+    }
+}
+
+/// `int::wrapping_rows` for a whole block `blk` of `m` rows (a multiple of
+/// `R`) and `N = 16·H` columns, `k` a step (even), `R` rows at a time.
 ///
 /// # Safety
 /// The CPU must have AVX2, and the caller must be compiled with it (so
 /// that these intrinsics inline).
 #[inline(always)]
-pub(super) unsafe fn wrapping_rows<
-    const N: usize,
-    const K: usize,
-    const H: usize,
-    const R: usize,
->(
-    a: Win<'_, i16>,
-    b: Win<'_, i16>,
-    steps: usize,
+pub(super) unsafe fn wrapping_block<const N: usize, const H: usize, const R: usize>(
+    (a, b): (Win<'_, i16>, Win<'_, i16>),
+    (k, steps): (usize, usize),
     c: &mut [i32],
-    blk: usize,
-    row: usize,
+    (blk, m): (usize, usize),
 ) {
-    // Instantiated for every shape, called only for whole pairs of registers
-    // and an even K (every i8 builtin's).
-    debug_assert!(N == 16 * H && K.is_multiple_of(2));
-    let c = &mut c[..R * N];
+    debug_assert!(N == 16 * H && k.is_multiple_of(2) && m.is_multiple_of(R));
+    let c = &mut c[..m * N];
+    let (runs, len) = Win::runs(&a, &b, k, steps);
     // SAFETY: the caller runs on a CPU with AVX2, inside code compiled with
-    // it; every pointer addresses 8 i32 or 16 i16 of a slice checked to
-    // hold them (`c` above, `Rows::get` for B).
+    // it; every load and store addresses 8 i32 of `c` (checked above) or
+    // rows that `Rows::get` checks, A's pairs two i16 of the k `ks` of a
+    // row, checked to hold them (`ks.len()` is even), and `buf` is read
+    // only below the `n` entries written first.
     unsafe {
-        // acc[r][h] = (columns 16h + 0-3, 8-11; columns 16h + 4-7, 12-15).
-        let mut acc = [[(_mm256_setzero_si256(), _mm256_setzero_si256()); H]; R];
-        for (r, acc) in acc.iter_mut().enumerate() {
-            for (h, acc) in acc.iter_mut().enumerate() {
-                let p = c[r * N + h * 16..][..16].as_ptr();
-                let (lo, hi) = (
-                    _mm256_loadu_si256(p.cast()),
-                    _mm256_loadu_si256(p.add(8).cast()),
-                );
-                *acc = (
-                    _mm256_permute2x128_si256::<0x20>(lo, hi),
-                    _mm256_permute2x128_si256::<0x31>(lo, hi),
-                );
-            }
-        }
-        let (runs, len) = Win::runs(&a, &b, K, steps);
-        for t in 0..runs {
-            let a = a.rows::<R>(t, blk, row, len);
-            let b = b.run::<N>(t, blk, 0, len);
-            for kk in (0..len).step_by(2) {
-                for h in 0..H {
-                    let y0 = _mm256_loadu_si256(b.get::<16>(kk, h * 16).as_ptr().cast());
-                    let y1 = _mm256_loadu_si256(b.get::<16>(kk + 1, h * 16).as_ptr().cast());
-                    let (lo, hi) = (_mm256_unpacklo_epi16(y0, y1), _mm256_unpackhi_epi16(y0, y1));
-                    for (a, acc) in a.iter().zip(acc.iter_mut()) {
-                        // (a_k, a_k+1) in every i32 lane, a_k in the low half:
-                        // the two i16 as they lie in memory, read as one i32
-                        // (one broadcast load, no shifts).
-                        let pair = a[kk..][..2].as_ptr().cast::<i32>().read_unaligned();
-                        let x = _mm256_set1_epi32(pair);
-                        let acc = &mut acc[h];
-                        acc.0 = _mm256_add_epi32(acc.0, _mm256_madd_epi16(lo, x));
-                        acc.1 = _mm256_add_epi32(acc.1, _mm256_madd_epi16(hi, x));
-                    }
+        let mut buf = [const { MaybeUninit::<[[__m256i; 2]; H]>::uninit() }; SPAN / 2];
+        for (ts, ks) in spans(runs, len, SPAN) {
+            let mut n = 0;
+            for t in ts.clone() {
+                let b = b.run::<N>(t, blk, 0, len);
+                for kk in ks.clone().step_by(2) {
+                    buf[n].write(pairs::<N, H>(&b, kk));
+                    n += 1;
                 }
             }
-        }
-        for (r, acc) in acc.iter().enumerate() {
-            for (h, &(lo, hi)) in acc.iter().enumerate() {
-                let p = c[r * N + h * 16..][..16].as_mut_ptr();
-                _mm256_storeu_si256(p.cast(), _mm256_permute2x128_si256::<0x20>(lo, hi));
-                _mm256_storeu_si256(p.add(8).cast(), _mm256_permute2x128_si256::<0x31>(lo, hi));
+            for (g, c) in c.chunks_exact_mut(R * N).enumerate() {
+                let mut acc = [[[_mm256_setzero_si256(); 2]; H]; R];
+                for (r, acc) in acc.iter_mut().enumerate() {
+                    for (h, acc) in acc.iter_mut().enumerate() {
+                        for (s, acc) in acc.iter_mut().enumerate() {
+                            let p = c[r * N + h * 16 + s * 8..][..8].as_ptr();
+                            *acc = _mm256_loadu_si256(p.cast());
+                        }
+                    }
+                }
+                let mut i = 0;
+                for t in ts.clone() {
+                    let rows = a.rows::<R>(t, blk, g * R, len);
+                    let ys = &buf[i..][..ks.len() / 2];
+                    i += ys.len();
+                    // Each row from `ks.start` on, checked once here (so
+                    // that the inner loop has no bounds checks).
+                    let mut a = [core::ptr::null::<i16>(); R];
+                    for (a, row) in a.iter_mut().zip(rows) {
+                        *a = row[ks.clone()].as_ptr();
+                    }
+                    for (q, y) in ys.iter().enumerate() {
+                        let y = y.assume_init();
+                        for (&a, acc) in a.iter().zip(acc.iter_mut()) {
+                            // (a_k, a_k+1) in every i32 lane, a_k in the low
+                            // half: the two i16 as they lie in memory, read as
+                            // one i32 (one broadcast load, no shifts).
+                            let x = _mm256_set1_epi32(a.add(2 * q).cast::<i32>().read_unaligned());
+                            for (y, acc) in y.iter().zip(acc.iter_mut()) {
+                                for (&y, acc) in y.iter().zip(acc.iter_mut()) {
+                                    *acc = _mm256_add_epi32(*acc, _mm256_madd_epi16(y, x));
+                                }
+                            }
+                        }
+                    }
+                }
+                debug_assert_eq!(i, n);
+                for (r, acc) in acc.iter().enumerate() {
+                    for (h, acc) in acc.iter().enumerate() {
+                        for (s, &acc) in acc.iter().enumerate() {
+                            let p = c[r * N + h * 16 + s * 8..][..8].as_mut_ptr();
+                            _mm256_storeu_si256(p.cast(), acc);
+                        }
+                    }
+                }
             }
         }
     }

@@ -19,10 +19,10 @@
 //! buffer that every group of 8 rows then reads; A's rows are packed a
 //! chunk of 32 k at a time.
 
+use super::int::spans;
 use super::Win;
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
-use core::ops::Range;
 
 /// Rows of C kept in registers at a time (`V·R` accumulators of 32).
 const R: usize = 8;
@@ -131,22 +131,6 @@ unsafe fn a_quads(a: &[&[i16]; R], k0: usize, len: usize, quads: &mut [[i32; CHU
     }
 }
 
-/// The spans of a chain of `runs` runs of `len` k that one filling of B's
-/// buffer covers, as (runs, k of each): whole runs while they are short
-/// (fragments), pieces of the one run when it is long (panels).
-fn spans(runs: usize, len: usize) -> impl Iterator<Item = (Range<usize>, Range<usize>)> {
-    let per = (SPAN / len.max(1)).max(1);
-    let pieces = len.div_ceil(SPAN);
-    (0..runs).step_by(per).flat_map(move |t0| {
-        (0..pieces).map(move |p| {
-            (
-                t0..(t0 + per).min(runs),
-                p * SPAN..((p + 1) * SPAN).min(len),
-            )
-        })
-    })
-}
-
 /// `int::wrapping_rows` for a whole block `blk` of `m` rows (a multiple of
 /// [`R`]) and `N = 16·V` columns (16 or 32), `k` a step (a multiple of 4).
 ///
@@ -165,13 +149,14 @@ pub(super) unsafe fn wrapping_block<const N: usize, const V: usize>(
     let (runs, len) = Win::runs(&a, &b, k, steps);
     // SAFETY: the caller runs on a CPU with the features, inside code
     // compiled with them; every load and store addresses 16 i32 of `c`
-    // (checked above) or rows that `Rows::get` and `a_quads` check, and
-    // `buf` is read only below the `n` entries written first.
+    // (checked above) or rows that `Rows::get` and `a_quads` check, `buf`
+    // is read only below the `n` entries written first, and `aq`'s quads
+    // below `clen / 4 <= CHUNK / 4`.
     unsafe {
         let mut buf = [const { MaybeUninit::<[__m512i; V]>::uninit() }; SPAN / 4];
         let mut aq = [[0; CHUNK / 4]; R];
         let offset = _mm512_set1_epi8(i8::MIN);
-        for (ts, ks) in spans(runs, len) {
+        for (ts, ks) in spans(runs, len, SPAN) {
             // B's quads for the span, and what the offset of A adds to each
             // column: 128·Σ b.
             let (mut n, mut extra) = (0, [_mm512_setzero_si512(); V]);
@@ -200,16 +185,17 @@ pub(super) unsafe fn wrapping_block<const N: usize, const V: usize>(
                     for k0 in ks.clone().step_by(CHUNK) {
                         let clen = (ks.end - k0).min(CHUNK);
                         a_quads(&a, k0, clen, &mut aq);
-                        for q in 0..clen / 4 {
-                            let y = buf[i + q].assume_init();
+                        let ys = &buf[i..][..clen / 4];
+                        i += ys.len();
+                        for (q, y) in ys.iter().enumerate() {
+                            let y = y.assume_init();
                             for (aq, acc) in aq.iter().zip(acc.iter_mut()) {
-                                let x = _mm512_set1_epi32(aq[q]);
+                                let x = _mm512_set1_epi32(*aq.get_unchecked(q));
                                 for (acc, &y) in acc.iter_mut().zip(&y) {
                                     *acc = dpbusd(*acc, x, y);
                                 }
                             }
                         }
-                        i += clen / 4;
                     }
                 }
                 debug_assert_eq!(i, n);
@@ -219,40 +205,6 @@ pub(super) unsafe fn wrapping_block<const N: usize, const V: usize>(
                     }
                 }
             }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{spans, SPAN};
-
-    /// The spans cover every k of every run once, in order, and none holds
-    /// more than the buffer.
-    #[test]
-    fn spans_cover_the_chain_in_order() {
-        for (runs, len) in [
-            (1, 4),
-            (1, 64),
-            (1, 128),
-            (1, 132),
-            (1, 1000),
-            (33, 8),
-            (17, 32),
-            (5, 4),
-        ] {
-            let mut seen = std::vec::Vec::new();
-            for (ts, ks) in spans(runs, len) {
-                assert!(
-                    ts.len() * ks.len() <= SPAN && !ks.is_empty(),
-                    "{runs}x{len}"
-                );
-                seen.extend(ts.flat_map(|t| ks.clone().map(move |k| (t, k))));
-            }
-            let all: std::vec::Vec<_> = (0..runs)
-                .flat_map(|t| (0..len).map(move |k| (t, k)))
-                .collect();
-            assert_eq!(seen, all, "{runs}x{len}");
         }
     }
 }
