@@ -90,22 +90,9 @@ pub struct KernelMeta {
     pub max_flat_workgroup_size: u32,
 }
 
-/// One argument's metadata record.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
-pub struct ArgMeta {
-    /// `.offset` in the kernarg segment.
-    #[serde(rename = ".offset")]
-    pub offset: u32,
-    /// `.size`.
-    #[serde(rename = ".size")]
-    pub size: u32,
-    /// `.value_kind` (`global_buffer`, `by_value`, `hidden_*`).
-    #[serde(rename = ".value_kind")]
-    pub value_kind: String,
-    /// `.address_space` of a pointer (`generic`, `global`).
-    #[serde(rename = ".address_space", default)]
-    pub address_space: Option<String>,
-}
+/// One argument's metadata record: the launcher's (`mfma_hip`), which
+/// reads the same note.
+pub use mfma_hip::ArgMeta;
 
 /// The fields of a 64-byte kernel descriptor the checks read
 /// (AMDGPUUsage, "Kernel Descriptor").

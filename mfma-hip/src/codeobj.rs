@@ -23,6 +23,13 @@ pub struct ArgMeta {
     /// `.value_kind`: `global_buffer` (a pointer), `by_value`, `hidden_*`.
     #[serde(rename = ".value_kind")]
     pub value_kind: String,
+    /// `.address_space` of a pointer (`generic`, `global`), where stated.
+    #[serde(
+        rename = ".address_space",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub address_space: Option<String>,
 }
 
 /// One kernel's metadata record, the fields a launch needs.

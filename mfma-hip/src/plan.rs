@@ -85,7 +85,12 @@ pub enum ArgValue {
 ///
 /// ```
 /// use mfma_hip::{pack, ArgMeta, ArgValue, KernelMeta};
-/// let arg = |offset, value_kind: &str| ArgMeta { offset, size: 8, value_kind: value_kind.into() };
+/// let arg = |offset, value_kind: &str| ArgMeta {
+///     offset,
+///     size: 8,
+///     value_kind: value_kind.into(),
+///     address_space: None,
+/// };
 /// let meta = KernelMeta {
 ///     name: "k".into(),
 ///     kernarg_segment_size: 16,

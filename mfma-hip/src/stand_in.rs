@@ -217,6 +217,7 @@ pub fn code_object(processor: &str, manifest: &str) -> Result<Vec<u8>, String> {
                     .and_then(|s| s.parse().ok())
                     .unwrap_or(8),
                 value_kind: a.split(':').nth(1).unwrap_or("by_value").to_string(),
+                address_space: None,
             })
             .collect();
         kernels.push(KernelMeta {

@@ -23,6 +23,7 @@ pub fn kernel(name: &str, pointers: usize, values: usize) -> KernelMeta {
                 "by_value"
             }
             .into(),
+            address_space: None,
         })
         .collect();
     KernelMeta {
