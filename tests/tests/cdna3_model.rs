@@ -65,8 +65,10 @@ struct Vector {
     d: Vec<String>,
 }
 
+/// The vector file: `MFMA_VECTORS_CDNA3` (the variable `vectors.rs` reads
+/// for the same file) or `../shared/vectors/cdna3-numerics.json`.
 fn path() -> PathBuf {
-    match std::env::var_os("MFMA_CDNA3_VECTORS") {
+    match std::env::var_os("MFMA_VECTORS_CDNA3") {
         Some(p) => PathBuf::from(p),
         None => PathBuf::from(concat!(
             env!("CARGO_MANIFEST_DIR"),
@@ -85,7 +87,7 @@ fn file() -> &'static VectorFile {
         let text = std::fs::read_to_string(&p).unwrap_or_else(|e| {
             panic!(
                 "cannot read the CDNA3 numerics vectors at {} ({e}); \
-                 set MFMA_CDNA3_VECTORS to the file's path",
+                 set MFMA_VECTORS_CDNA3 to the file's path",
                 p.display()
             )
         });
