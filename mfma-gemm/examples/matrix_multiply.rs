@@ -597,12 +597,16 @@ mod compare {
         2.0 * (cfg.m * cfg.n * cfg.k) as f64 / t / 1e9
     }
 
-    /// GFLOP/s of `threads` threads each running independent fmas on
-    /// registers only (no memory), with the widest copy the kernels use:
-    /// what the machine itself gives to more threads of such code (clock
-    /// speed under load, cores shared with other tenants). Best of 3.
-    fn fma_probe(threads: usize) -> f64 {
+    /// GFLOP/s of `threads` threads running independent fmas on registers
+    /// only (no memory), with the widest copy the kernels use: what the
+    /// machine itself gives to more threads of such code (clock speed under
+    /// load, cores shared with other tenants). `shared`: the work is handed
+    /// out in chunks of a 64th of a thread's share, as the GEMM hands out
+    /// workgroups, so that a slow core takes less of it; otherwise each
+    /// thread runs its share. Best of 3.
+    fn fma_probe(threads: usize, shared: bool) -> f64 {
         const ITERS: usize = 1 << 22;
+        const CHUNKS: usize = 64;
         let lanes = match mfma_core::soft::Kernels::active() {
             mfma_core::soft::Kernels::Avx512 => 16,
             mfma_core::soft::Kernels::Avx2 => 8,
@@ -610,10 +614,23 @@ mod compare {
         };
         let mut best = f64::INFINITY;
         for _ in 0..3 {
+            let next = std::sync::atomic::AtomicUsize::new(0);
+            let next = &next;
             let start = Instant::now();
             std::thread::scope(|s| {
                 for _ in 0..threads {
-                    s.spawn(move || std::hint::black_box(crate::probe::spin(lanes, ITERS)));
+                    s.spawn(move || {
+                        if !shared {
+                            return std::hint::black_box(crate::probe::spin(lanes, ITERS));
+                        }
+                        let mut sum = 0.0;
+                        while next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                            < threads * CHUNKS
+                        {
+                            sum += crate::probe::spin(lanes, ITERS / CHUNKS);
+                        }
+                        std::hint::black_box(sum)
+                    });
                 }
             });
             best = best.min(start.elapsed().as_secs_f64());
@@ -640,16 +657,21 @@ mod compare {
         );
         // The machine's own scaling, before and after the policies.
         let probe = |when: &str| {
-            let rates: Vec<f64> = counts.iter().map(|&t| fma_probe(t)).collect();
-            let line: Vec<String> = counts
-                .iter()
-                .zip(&rates)
-                .map(|(t, r)| format!("{t}: {r:.0} ({:.2}x)", r / rates[0]))
-                .collect();
-            println!(
-                "register-only fma loop {when}, GFLOP/s (speedup): {}",
-                line.join(", ")
-            );
+            for (shared, how) in [
+                (false, "each thread its share"),
+                (true, "shared out in chunks"),
+            ] {
+                let rates: Vec<f64> = counts.iter().map(|&t| fma_probe(t, shared)).collect();
+                let line: Vec<String> = counts
+                    .iter()
+                    .zip(&rates)
+                    .map(|(t, r)| format!("{t}: {r:.0} ({:.2}x)", r / rates[0]))
+                    .collect();
+                println!(
+                    "register-only fma loop {when}, {how}, GFLOP/s (speedup): {}",
+                    line.join(", ")
+                );
+            }
         };
         probe("before");
         let mut summary = Vec::new();
