@@ -11,12 +11,17 @@
 
 #[path = "common/cdna3_model.rs"]
 mod model;
+#[path = "common/vector_files.rs"]
+mod vector_files;
 
 use model::{Block, Family, Format};
 use serde::Deserialize;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::sync::OnceLock;
+use vector_files::{path, var};
+
+/// The file these tests read.
+const STEM: &str = "cdna3-numerics";
 
 // ---------------------------------------------------------------------------
 // The vector file.
@@ -65,30 +70,19 @@ struct Vector {
     d: Vec<String>,
 }
 
-/// The vector file: `MFMA_VECTORS_CDNA3` (the variable `vectors.rs` reads
-/// for the same file) or `../shared/vectors/cdna3-numerics.json`.
-fn path() -> PathBuf {
-    match std::env::var_os("MFMA_VECTORS_CDNA3") {
-        Some(p) => PathBuf::from(p),
-        None => PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../shared/vectors/cdna3-numerics.json"
-        )),
-    }
-}
-
 /// The vector file, parsed once for all tests of this binary. A missing file
 /// is a failure, never a skip: these vectors are the only bit-exact evidence
 /// of the MI300 arithmetic.
 fn file() -> &'static VectorFile {
     static FILE: OnceLock<VectorFile> = OnceLock::new();
     FILE.get_or_init(|| {
-        let p = path();
+        let p = path(STEM);
         let text = std::fs::read_to_string(&p).unwrap_or_else(|e| {
             panic!(
                 "cannot read the CDNA3 numerics vectors at {} ({e}); \
-                 set MFMA_VECTORS_CDNA3 to the file's path",
-                p.display()
+                 set {} to the file's path",
+                p.display(),
+                var(STEM)
             )
         });
         let f: VectorFile = serde_json::from_str(&text)

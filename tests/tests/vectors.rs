@@ -17,6 +17,8 @@
 #[macro_use]
 #[path = "common/numerics.rs"]
 mod numerics;
+#[path = "common/vector_files.rs"]
+mod vector_files;
 
 use mfma_core::spec::{arch, Arch, Builtin, Modifiers};
 use mfma_core::{
@@ -25,8 +27,8 @@ use mfma_core::{
 use numerics::{hex, in_family, same};
 use serde::Deserialize;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::sync::OnceLock;
+use vector_files::{path, var};
 
 #[derive(Deserialize)]
 struct VectorFile {
@@ -122,25 +124,6 @@ fn files() -> impl Iterator<Item = (String, &'static Arch, bool)> {
             .then(|| (format!("{}-smfmac", a.name), *a, true));
         std::iter::once(dense).chain(sparse)
     })
-}
-
-/// The name of the variable that overrides a file's path: `MFMA_VECTORS_CDNA3`
-/// for `cdna3-numerics`, `MFMA_VECTORS_CDNA3_SMFMAC` for `cdna3-smfmac`.
-fn var(stem: &str) -> String {
-    let name = stem.trim_end_matches("-numerics").replace('-', "_");
-    format!("MFMA_VECTORS_{}", name.to_uppercase())
-}
-
-/// The vector file `stem`: its variable (see [`var`]) or
-/// `../shared/vectors/<stem>.json`.
-fn path(stem: &str) -> PathBuf {
-    match std::env::var_os(var(stem)) {
-        Some(p) => PathBuf::from(p),
-        None => PathBuf::from(format!(
-            "{}/../../shared/vectors/{stem}.json",
-            env!("CARGO_MANIFEST_DIR")
-        )),
-    }
 }
 
 /// The vector file of `arch` (its SMFMAC file if `sparse`), parsed once for
