@@ -179,9 +179,11 @@ impl<'p, P: ComputePolicy> HostScratch<'p, P> {
 }
 
 /// Which part of the problem a staged K tile holds. Within one problem,
-/// equal `(block_row, k_tile)` mean the same strip of A and equal
-/// `(block_col, k_tile)` the same strip of B, whatever the tile policy, so
-/// a host policy may reuse what it staged for them.
+/// equal `(block_row, k_tile)` mean the same strip of A, whatever the tile
+/// policy, so a host policy may reuse what it staged for it. B's tile is
+/// that of `block_col`, or of some of its workers' columns only (the host
+/// splits the last workgroups of a call by columns, see [`gemm`](crate::gemm)),
+/// so what was staged for B is not reusable by key.
 #[cfg(not(target_arch = "amdgpu"))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TileKey {
@@ -236,8 +238,23 @@ pub unsafe fn gemm_workgroup<T: TilePolicy, P: ComputePolicy>(
     block_y: usize,
     scratch: &mut HostScratch<'_, P>,
 ) {
+    let all = 0..worker_cols::<T, P>();
     // SAFETY: the caller's contract.
-    unsafe { workgroup::<T, P, false>(problem, block_x, block_y, scratch, &mut Phases::default()) }
+    unsafe {
+        workgroup::<T, P, false>(
+            problem,
+            block_x,
+            block_y,
+            all,
+            scratch,
+            &mut Phases::default(),
+        );
+    }
+}
+
+/// Columns of workers in a workgroup (workers tile the block row-major).
+pub(crate) const fn worker_cols<T: TilePolicy, P: ComputePolicy>() -> usize {
+    T::BLOCK_TILE_N / P::THREAD_TILE_N
 }
 
 /// Where a host thread's time went while it ran workgroups (see
@@ -256,17 +273,23 @@ pub struct Phases {
     pub workgroups: usize,
 }
 
-/// [`gemm_workgroup`], adding the time of each phase to `phases` if
-/// `TIMED` (otherwise no clock is read).
+/// The workers of workgroup `(block_x, block_y)` whose column (of
+/// [`worker_cols`]) lies in `cols`, as [`gemm_workgroup`] runs them, adding
+/// the time of each phase to `phases` if `TIMED` (otherwise no clock is
+/// read). Each worker computes what it computes in the whole workgroup:
+/// splitting a workgroup by columns only changes which of B's columns are
+/// staged together.
 ///
 /// # Safety
-/// As for [`gemm_workgroup`].
+/// As for [`gemm_workgroup`], with "distinct workgroups" read as "disjoint
+/// workers".
 #[cfg(not(target_arch = "amdgpu"))]
 #[inline]
 pub(crate) unsafe fn workgroup<T: TilePolicy, P: ComputePolicy, const TIMED: bool>(
     problem: &Problem<'_, P::Elem, P::Out>,
     block_x: usize,
     block_y: usize,
+    cols: core::ops::Range<usize>,
     scratch: &mut HostScratch<'_, P>,
     phases: &mut Phases,
 ) {
@@ -278,10 +301,17 @@ pub(crate) unsafe fn workgroup<T: TilePolicy, P: ComputePolicy, const TIMED: boo
         }
     };
     let (row0, col0) = (block_y * T::BLOCK_TILE_M, block_x * T::BLOCK_TILE_N);
+    // The workers of `cols`, and where their columns of B start in the block.
+    let workers = (0..workers_per_block::<T, P>())
+        .filter(|w| cols.contains(&(w % worker_cols::<T, P>())))
+        .map(thread_tile_offset::<T, P>);
+    let b0 = cols.start * P::THREAD_TILE_N;
     let k = problem.k();
     let mut tiles = T::prologue(
         problem.a().sub(row0, 0, T::BLOCK_TILE_M, k),
-        problem.b_t().sub(col0, 0, T::BLOCK_TILE_N, k),
+        problem
+            .b_t()
+            .sub(col0 + b0, 0, cols.len() * P::THREAD_TILE_N, k),
         Crew::ALONE,
     );
     assert!(
@@ -290,7 +320,7 @@ pub(crate) unsafe fn workgroup<T: TilePolicy, P: ComputePolicy, const TIMED: boo
     );
     let HostScratch { staged, accs, .. } = scratch;
     accs.clear();
-    accs.extend((0..workers_per_block::<T, P>()).map(|_| P::zero()));
+    accs.extend(workers.clone().map(|_| P::zero()));
     for t in 0..T::k_tiles(k) {
         tiles.prefetch(t);
         tiles.acquire(t);
@@ -305,16 +335,14 @@ pub(crate) unsafe fn workgroup<T: TilePolicy, P: ComputePolicy, const TIMED: boo
         P::stage(staged, &tile_a, &tile_b_t, k_len, key);
         lap(start, &mut phases.stage);
         let start = clock();
-        for (w, acc) in accs.iter_mut().enumerate() {
-            let (row, col) = thread_tile_offset::<T, P>(w);
-            P::mma_staged(acc, staged, &tile_a, &tile_b_t, row, col, k_len);
+        for (acc, (row, col)) in accs.iter_mut().zip(workers.clone()) {
+            P::mma_staged(acc, staged, &tile_a, &tile_b_t, row, col - b0, k_len);
         }
         lap(start, &mut phases.compute);
         tiles.release(t);
     }
     let start = clock();
-    for (w, acc) in accs.iter().enumerate() {
-        let (row, col) = thread_tile_offset::<T, P>(w);
+    for (acc, (row, col)) in accs.iter().zip(workers) {
         // SAFETY: the workers' thread tiles partition the block tile (the
         // const checks above), and the caller keeps workgroups distinct.
         let mut c =

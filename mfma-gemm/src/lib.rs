@@ -61,6 +61,8 @@ pub mod catalog;
 #[cfg(not(target_arch = "amdgpu"))]
 mod launch;
 #[cfg(not(target_arch = "amdgpu"))]
+mod pool;
+#[cfg(not(target_arch = "amdgpu"))]
 pub mod random;
 #[cfg(not(target_arch = "amdgpu"))]
 pub mod reference;
