@@ -4,8 +4,9 @@
 //! a 2048³ f32 or i8 GEMM on the 16-core Xeon); a parked thread wakes in
 //! microseconds. A call takes idle threads out of the pool for its
 //! duration and puts them back after, so concurrent calls never share one;
-//! the pool grows to the most threads ever in use at once and its threads
-//! sleep on a channel while idle.
+//! the pool grows to the most threads in use at once, up to four per core
+//! (a call with more lets its extra threads end), and its threads sleep on
+//! a channel while idle.
 
 use std::boxed::Box;
 use std::sync::mpsc::{channel, Sender};
@@ -70,9 +71,7 @@ pub(crate) fn run_on<R: Send + 'static>(threads: usize, f: &(dyn Fn() -> R + Syn
     }
     let theirs = core::mem::take(&mut state.1);
     drop(state);
-    IDLE.lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .extend(senders);
+    put_back(senders);
     core::iter::once(mine)
         .chain(theirs.into_iter().map(|r| r.expect("every job reported")))
         .map(|r| r.unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
@@ -88,6 +87,21 @@ fn take(n: usize) -> Vec<Sender<Job>> {
     let missing = n - taken.len();
     taken.extend((0..missing).map(|_| spawn()));
     taken
+}
+
+/// Returns threads to the pool, keeping at most [`max_idle`] idle: the
+/// extra threads of a call with more end (their channels close).
+fn put_back(senders: Vec<Sender<Job>>) {
+    let mut idle = IDLE.lock().unwrap_or_else(PoisonError::into_inner);
+    let room = max_idle().saturating_sub(idle.len());
+    idle.extend(senders.into_iter().take(room));
+}
+
+/// The most idle threads the pool keeps: four per core, room for a few
+/// concurrent calls on all cores.
+fn max_idle() -> usize {
+    static MAX: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *MAX.get_or_init(|| 4 * crate::available_threads())
 }
 
 /// A new pool thread.
@@ -151,6 +165,17 @@ mod tests {
             }
             before = pool;
         }
+    }
+
+    /// A call with more threads than the pool keeps idle gets them all,
+    /// and lets the extra ones end after.
+    #[test]
+    fn keeps_at_most_max_idle_threads() {
+        let _turn = alone();
+        let threads = super::max_idle() + 2;
+        assert_eq!(threads_of(threads).len(), threads);
+        let idle = super::IDLE.lock().unwrap().len();
+        assert_eq!(idle, super::max_idle());
     }
 
     /// A panic on a pool thread reaches the caller after every thread has
