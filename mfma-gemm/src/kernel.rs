@@ -253,6 +253,7 @@ pub unsafe fn gemm_workgroup<T: TilePolicy, P: ComputePolicy>(
 }
 
 /// Columns of workers in a workgroup (workers tile the block row-major).
+#[cfg(not(target_arch = "amdgpu"))]
 pub(crate) const fn worker_cols<T: TilePolicy, P: ComputePolicy>() -> usize {
     T::BLOCK_TILE_N / P::THREAD_TILE_N
 }
