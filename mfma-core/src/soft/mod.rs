@@ -864,6 +864,44 @@ mod tests {
         assert!(three_steps.is_err());
     }
 
+    /// B's row gap depends on the copy that packs (AVX2 only), and a panel
+    /// carries its pitch: packed for one copy and read by another, or by
+    /// the same copy, it gives the bits of the fragment loop. Also: a panel
+    /// without columns packs.
+    #[test]
+    fn panels_read_the_same_whatever_copy_packed_them() {
+        use super::{execute_chain_panels, with_kernels, Kernels, PanelA, PanelB};
+        type X = crate::mfma!(f32_32x32x8f16);
+        let (m, n, k) = (64, 128, 32); // B rows 512 bytes: gapped for AVX2
+        let h = |x: usize| half::f16::from_f32((x % 13) as f32 - 6.0);
+        let a: std::vec::Vec<_> = (0..m * k).map(h).collect();
+        let b: std::vec::Vec<_> = (0..k * n).map(|x| h(x / 3 + 1)).collect();
+        let mut want = Acc::<X>::zero();
+        for t in 0..k / 8 {
+            let fa = crate::FragA::<X>::from_fn(|_, i, kk| a[(32 + i) * k + t * 8 + kk]);
+            let fb = crate::FragB::<X>::from_fn(|_, kk, j| b[(t * 8 + kk) * n + 96 + j]);
+            crate::execute_into::<X, 0, 0, 0>(&fa, &fb, &mut want);
+        }
+        for packer in Kernels::ALL {
+            let (mut pa, mut pb) = (PanelA::<X>::new(), PanelB::<X>::new());
+            with_kernels(packer, || {
+                pa.fill_rows(m, k, |r| &a[r * k..][..k]);
+                pb.fill_rows(k, n, |r| &b[r * n..][..n]);
+            });
+            let gapped = pb.pitch() > n;
+            assert_eq!(gapped, Kernels::available().min(packer) == Kernels::Avx2);
+            for reader in Kernels::ALL {
+                let mut got = Acc::<X>::zero();
+                with_kernels(reader, || {
+                    execute_chain_panels(&pa, 32, &pb, 96, k / 8, &mut got)
+                });
+                assert_eq!(got, want, "packed by {packer:?}, read by {reader:?}");
+            }
+            pb.fill_rows(k, 0, |r| &b[r * n..][..0]);
+            assert_eq!((pb.rows(), pb.cols()), (k, 0));
+        }
+    }
+
     /// An end past `usize::MAX` must not wrap into one that passes (in a
     /// release build, unchecked arithmetic would wrap to 6 here).
     #[test]

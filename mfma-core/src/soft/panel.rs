@@ -85,6 +85,8 @@ pub struct Panel<X: Instr, O: Input<X>> {
     start: usize,
     rows: usize,
     cols: usize,
+    /// Elements from one row to the next (see [`Panel::pitch_for`]).
+    pitch: usize,
     /// Every element passed the family's fast-path range check.
     plain: bool,
     _m: PhantomData<O>,
@@ -120,6 +122,7 @@ impl<X: Instr, O: Input<X>> Panel<X, O> {
             start: 0,
             rows: 0,
             cols: 0,
+            pitch: 0,
             plain: true,
             _m: PhantomData,
         }
@@ -146,7 +149,7 @@ impl<X: Instr, O: Input<X>> Panel<X, O> {
     ) {
         self.reset(rows, cols);
         let mut plain = true;
-        for (r, to) in self.data_mut().chunks_exact_mut(cols.max(1)).enumerate() {
+        for (r, to) in self.rows_mut().enumerate() {
             if r + AHEAD < rows {
                 prefetch(&row(r + AHEAD)[..cols.min(row(r + AHEAD).len())]);
             }
@@ -175,7 +178,7 @@ impl<X: Instr, O: Input<X>> Panel<X, O> {
     ) {
         self.reset(rows, cols);
         let mut plain = true;
-        for (r, to) in self.data_mut().chunks_exact_mut(cols.max(1)).enumerate() {
+        for (r, to) in self.rows_mut().enumerate() {
             for (c, w) in to.iter_mut().enumerate() {
                 *w = O::widen(f(r, c));
                 plain &= X::Kernel::plain(*w);
@@ -191,23 +194,64 @@ impl<X: Instr, O: Input<X>> Panel<X, O> {
     /// they made runs up to twice as slow, depending on the allocation).
     fn reset(&mut self, rows: usize, cols: usize) {
         let size = core::mem::size_of::<Wide<X>>().max(1);
-        let len = rows * cols + LINE / size;
+        let pitch = Self::pitch_for(cols);
+        let len = rows * pitch + LINE / size;
         // Grows with zeros, once; callers overwrite every element anyway.
         if self.buf.len() < len {
             self.buf.resize(len, Wide::<X>::default());
         }
         let misalign = self.buf.as_ptr() as usize % LINE;
         self.start = (LINE - misalign) % LINE / size;
-        (self.rows, self.cols) = (rows, cols);
+        (self.rows, self.cols, self.pitch) = (rows, cols, pitch);
     }
 
-    /// The `rows × cols` elements.
+    /// Elements from one row of a strip of `cols` columns to the next.
+    ///
+    /// A wave reads a slice of every row of B (its 32 of a block's 128
+    /// columns, say). Rows 512 bytes apart put those slices into a quarter
+    /// of the L1 cache's 64 sets; on an 8-way L1 (Zen 3's 32 KiB) one
+    /// wave's slice of a K tile then fills them. For the AVX2 copies, rows
+    /// whose length is a multiple of 4 lines get 2 more (the slices visit
+    /// half the sets, and 128-byte line pairs stay whole): on Zen 3, one
+    /// thread at 1024³, f64 went from 15–18 to 19–27 GFLOP/s and bf16_1k
+    /// from 30–31 to 34–46 in four alternating rounds. The AVX-512 copies
+    /// read unpadded rows: on the Xeon (12-way 48 KiB L1) the gap made
+    /// f16 and bf16_1k 20–30 % slower. A's rows are read whole, one after
+    /// the other: no gap. Any pitch gives the same bits (the kernels read
+    /// through windows with the panel's own pitch).
+    fn pitch_for(cols: usize) -> usize {
+        let size = core::mem::size_of::<Wide<X>>().max(1);
+        let bytes = cols * size;
+        let spread = O::OPERAND == mfma_spec::Operand::B
+            && super::Kernels::active() == super::Kernels::Avx2
+            && bytes.is_multiple_of(LINE)
+            && (bytes / LINE).is_multiple_of(4)
+            && bytes > 0;
+        if spread {
+            cols + 2 * LINE / size
+        } else {
+            cols
+        }
+    }
+
+    /// Elements from one row to the next.
+    #[cfg(test)]
+    pub(crate) fn pitch(&self) -> usize {
+        self.pitch
+    }
+
+    /// The rows, `pitch` elements apart (the last one without its gap).
     fn data(&self) -> &[Wide<X>] {
-        &self.buf[self.start..][..self.rows * self.cols]
+        let len = (self.rows * self.pitch).saturating_sub(self.pitch - self.cols);
+        &self.buf[self.start..][..len]
     }
 
-    fn data_mut(&mut self) -> &mut [Wide<X>] {
-        &mut self.buf[self.start..][..self.rows * self.cols]
+    /// The rows' `cols` elements each, to be filled.
+    fn rows_mut(&mut self) -> impl Iterator<Item = &mut [Wide<X>]> {
+        let (rows, cols, pitch) = (self.rows, self.cols, self.pitch);
+        self.buf[self.start..][..rows * pitch]
+            .chunks_exact_mut(pitch.max(1))
+            .map(move |row| &mut row[..cols])
     }
 }
 
@@ -282,13 +326,13 @@ pub fn execute_chain_panels<X: Instr>(
         return;
     }
     let a_win = Win::new(
-        &a.data()[a_row * a.cols..],
-        [s.k, s.m * a.cols, a.cols],
+        &a.data()[a_row * a.pitch..],
+        [s.k, s.m * a.pitch, a.pitch],
         [steps, s.blocks, s.m, s.k],
     );
     let b_win = Win::new(
         &b.data()[b_col..],
-        [s.k * b.cols, 0, b.cols],
+        [s.k * b.pitch, 0, b.pitch],
         [steps, s.blocks, s.k, s.n],
     );
     X::Kernel::chain_wide::<X>(
