@@ -22,7 +22,10 @@ pub fn available_threads() -> usize {
 ///
 /// Threads take runs of consecutive workgroups, shorter as the grid
 /// empties; the last runs are single columns of a workgroup's workers, so
-/// that the threads finish close together.
+/// that the threads finish close together. The calling thread is one of
+/// them; the others (named `mfma-gemm`) are kept parked between calls, up
+/// to four per core, and run the kernel copy of the calling thread (see
+/// [`mfma_core::soft::with_kernels`]).
 ///
 /// ```
 /// use mfma_gemm::{gemm, GlobalTiles, MfmaPolicy};
