@@ -174,8 +174,11 @@ fn grab(
             return None;
         }
         let len = ((units - first) / (2 * threads)).max(1);
+        // Rounding down to a whole workgroup keeps at least one unit: with
+        // `len >= cols`, the last boundary at or below `first + len` lies
+        // above `first`.
         let end = if len >= cols {
-            ((first + len) / cols * cols).max(first + 1)
+            (first + len) / cols * cols
         } else {
             first + len
         };
@@ -226,6 +229,7 @@ mod tests {
             let next = AtomicUsize::new(0);
             let runs: Vec<_> = core::iter::from_fn(|| grab(&next, units, cols, threads)).collect();
             assert_eq!(runs.first().map(|r| r.start), Some(0));
+            assert!(runs.iter().all(|r| !r.is_empty()));
             assert!(runs.windows(2).all(|w| w[0].end == w[1].start));
             assert_eq!(runs.last().map(|r| r.end), Some(units));
             assert_eq!(runs.last().map(|r| r.len()), Some(1));
