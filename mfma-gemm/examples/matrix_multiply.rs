@@ -116,12 +116,13 @@ fn selected(names: &[String]) -> Result<Vec<&'static Entry>, String> {
 
 fn row(e: &Entry, cfg: &Config, out: &Outcome) {
     let unit = if e.integer { "GOP/s" } else { "GFLOP/s" };
+    let tiles = e.host_tiles(cfg);
     println!(
         "{:<26} {:>15} {:>7} {:>7} {:>9.3} {:>8.3} {:<7} {}",
         e.name,
         format!("{}x{}x{}", cfg.m, cfg.n, cfg.k),
-        format!("{}x{}", e.block.0, e.block.1),
-        e.workers,
+        format!("{}x{}", tiles.block.0, tiles.block.1),
+        tiles.workers,
         out.seconds,
         out.giga_ops_per_second(),
         unit,
@@ -154,8 +155,12 @@ fn policies_help() -> String {
             ),
             None => String::from("the tutorial's scalar FMA fallback"),
         };
+        let wide = match e.avx512 {
+            Some(t) => format!("; AVX-512: {}x{}, {}", t.block.0, t.block.1, t.k_tile),
+            None => String::new(),
+        };
         out += &format!(
-            "  {:<30} {what}; block tile {}x{}, K strip {}\n",
+            "  {:<30} {what}; block tile {}x{}, K strip {}{wide}\n",
             e.name, e.block.0, e.block.1, e.k_tile
         );
     }

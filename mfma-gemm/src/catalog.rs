@@ -9,6 +9,7 @@ use crate::mfma::{MfmaCdna2F64Policy, MfmaPolicy};
 use crate::reference;
 use crate::scalar::ScalarFmaPolicy;
 use crate::tile::{GlobalTiles, TilePolicy};
+use mfma_core::soft::Kernels;
 use mfma_core::spec::Builtin;
 use mfma_core::{mfma, Element, Instr};
 use std::boxed::Box;
@@ -359,12 +360,15 @@ pub struct Entry {
     pub name: &'static str,
     /// Whether results count integer operations (GOP/s) rather than flops.
     pub integer: bool,
-    /// Block tile (rows, columns).
+    /// Block tile (rows, columns) on the host.
     pub block: (usize, usize),
-    /// K strip of the tile policy.
+    /// K strip of the host's tile policy.
     pub k_tile: usize,
-    /// Workers per workgroup.
+    /// Workers per workgroup on the host.
     pub workers: usize,
+    /// The host tiles when the AVX-512 kernels run, if they differ (see
+    /// [`LongF64Tiles512`]); [`Entry::host_tiles`] picks.
+    pub avx512: Option<HostTiles>,
     /// The builtin of an MFMA policy (`None` for the scalar one).
     pub builtin: Option<&'static Builtin>,
     /// The tile policy of the policy's GPU kernel (`None`: no GPU kernel).
@@ -388,13 +392,77 @@ pub struct Entry {
     pub check_device: fn(&Entry, &Config, &mut dyn GemmDevice) -> Result<Outcome, DeviceError>,
 }
 
+/// A host tile policy as data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostTiles {
+    /// Block tile (rows, columns).
+    pub block: (usize, usize),
+    /// K strip.
+    pub k_tile: usize,
+    /// Workers per workgroup.
+    pub workers: usize,
+}
+
+impl HostTiles {
+    const fn of<T: TilePolicy, P: ComputePolicy>() -> HostTiles {
+        HostTiles {
+            block: (T::BLOCK_TILE_M, T::BLOCK_TILE_N),
+            k_tile: T::K_TILE_SIZE,
+            workers: workers_per_block::<T, P>(),
+        }
+    }
+}
+
+impl Entry {
+    /// The host tiles a run of `cfg` on this thread uses: [`Entry::avx512`]
+    /// where the AVX-512 kernels run ([`Kernels::active`]) and its grid
+    /// gives each thread at least 8 workgroups, the others elsewhere.
+    ///
+    /// ```
+    /// use mfma_core::soft::{with_kernels, Kernels};
+    /// use mfma_gemm::catalog::{find, Config};
+    /// let cfg = Config { m: 2048, n: 2048, k: 2048, seed: 1, threads: 1, warmup: 0, reps: 1 };
+    /// let f64 = find("f64_16x16x4f64").unwrap();
+    /// let tiles = with_kernels(Kernels::Avx2, || f64.host_tiles(&cfg));
+    /// assert_eq!((tiles.block, tiles.k_tile, tiles.workers), ((64, 64), 64, 16));
+    /// if Kernels::available() == Kernels::Avx512 {
+    ///     assert_eq!(f64.host_tiles(&cfg).block, (128, 128));
+    /// }
+    /// // 64 workgroups of 128×128 at 1024², too few for 16 threads.
+    /// let small = Config { m: 1024, n: 1024, threads: 16, ..cfg };
+    /// assert_eq!(f64.host_tiles(&small).block, (64, 64));
+    /// ```
+    pub fn host_tiles(&self, cfg: &Config) -> HostTiles {
+        match self.avx512 {
+            Some(wide) if wide_fits(wide.block, cfg) => wide,
+            _ => HostTiles {
+                block: self.block,
+                k_tile: self.k_tile,
+                workers: self.workers,
+            },
+        }
+    }
+}
+
+/// Whether a run of `cfg` takes an entry's AVX-512 tiles (blocks of
+/// `block`): under the AVX-512 kernels, if their grid gives each thread at
+/// least 8 workgroups. On 16 Xeon threads at 1024³ (4 workgroups each, and
+/// each strip of A packed by two threads) the 128×128 f64 tiles ran 7–10 %
+/// slower than 64×64; at 2048³ (16 each) 12–17 % faster.
+fn wide_fits((bm, bn): (usize, usize), cfg: &Config) -> bool {
+    let workgroups = cfg.m.div_ceil(bm) * cfg.n.div_ceil(bn);
+    Kernels::active() == Kernels::Avx512 && workgroups >= 8 * cfg.threads.max(1)
+}
+
 const fn entry<T: TilePolicy, P: ComputePolicy>(name: &'static str) -> Entry {
+    let tiles = HostTiles::of::<T, P>();
     Entry {
         name,
         integer: !P::Out::TYPE.is_float(),
-        block: (T::BLOCK_TILE_M, T::BLOCK_TILE_N),
-        k_tile: T::K_TILE_SIZE,
-        workers: workers_per_block::<T, P>(),
+        block: tiles.block,
+        k_tile: tiles.k_tile,
+        workers: tiles.workers,
+        avx512: None,
         builtin: None,
         gpu: None,
         run: check::<T, P>,
@@ -412,6 +480,79 @@ const fn mfma<T: TilePolicy, X: Instr>() -> Entry {
         builtin: Some(X::SPEC),
         gpu: Some(GpuTiles::for_builtin(X::SPEC)),
         ..entry::<T, MfmaPolicy<X>>(X::SPEC.name)
+    }
+}
+
+/// An MFMA policy on host tiles `T`, or `W` where the AVX-512 kernels run.
+const fn mfma_by_copy<T: TilePolicy, W: TilePolicy, X: Instr>() -> Entry {
+    type P<X> = MfmaPolicy<X>;
+    Entry {
+        avx512: Some(HostTiles::of::<W, P<X>>()),
+        run: by_copy::check::<T, W, P<X>>,
+        time: by_copy::time::<T, W, P<X>>,
+        prepare: by_copy::prepare::<T, W, P<X>>,
+        prepare_profiled: by_copy::prepare_profiled::<T, W, P<X>>,
+        check_device: by_copy::device_check::<T, W, P<X>>,
+        ..mfma::<T, X>()
+    }
+}
+
+/// The entry points of an entry whose host tiles depend on the kernel copy
+/// that runs: `T`'s, or `W`'s under the AVX-512 kernels. The bits are the
+/// same either way (each output gets its k in order, whatever the tiles).
+mod by_copy {
+    use super::*;
+
+    fn wide<W: TilePolicy>(cfg: &Config) -> bool {
+        wide_fits((W::BLOCK_TILE_M, W::BLOCK_TILE_N), cfg)
+    }
+
+    pub(super) fn check<T: TilePolicy, W: TilePolicy, P: ComputePolicy>(cfg: &Config) -> Outcome {
+        if wide::<W>(cfg) {
+            super::check::<W, P>(cfg)
+        } else {
+            super::check::<T, P>(cfg)
+        }
+    }
+
+    pub(super) fn time<T: TilePolicy, W: TilePolicy, P: ComputePolicy>(cfg: &Config) -> f64 {
+        if wide::<W>(cfg) {
+            super::time::<W, P>(cfg)
+        } else {
+            super::time::<T, P>(cfg)
+        }
+    }
+
+    pub(super) fn prepare<T: TilePolicy, W: TilePolicy, P: ComputePolicy>(
+        cfg: &Config,
+    ) -> Box<dyn FnMut()> {
+        if wide::<W>(cfg) {
+            super::prepare::<W, P>(cfg)
+        } else {
+            super::prepare::<T, P>(cfg)
+        }
+    }
+
+    pub(super) fn prepare_profiled<T: TilePolicy, W: TilePolicy, P: ComputePolicy>(
+        cfg: &Config,
+    ) -> ProfiledRun {
+        if wide::<W>(cfg) {
+            super::prepare_profiled::<W, P>(cfg)
+        } else {
+            super::prepare_profiled::<T, P>(cfg)
+        }
+    }
+
+    pub(super) fn device_check<T: TilePolicy, W: TilePolicy, P: ComputePolicy>(
+        entry: &Entry,
+        cfg: &Config,
+        device: &mut dyn GemmDevice,
+    ) -> Result<Outcome, DeviceError> {
+        if wide::<W>(cfg) {
+            super::device_check::<W, P>(entry, cfg, device)
+        } else {
+            super::device_check::<T, P>(entry, cfg, device)
+        }
     }
 }
 
@@ -489,10 +630,35 @@ pub type LongTiles = GlobalTiles<128, 128, 64>;
 /// The demo's tile for `f64_16x16x4f64`: a 64×64 block (4×4 waves of
 /// 16×16), K strip of 64 (16 steps).
 pub type LongF64Tiles = GlobalTiles<64, 64, 64>;
+/// The host's tile for `f64_16x16x4f64` where the AVX-512 kernels run: a
+/// 128×128 block, K strip of 32.
+///
+/// A workgroup packs a K strip of B for itself, so the block's height sets
+/// how often each element of B is packed: with 64×64 blocks packing took a
+/// fifth of an f64 GEMM's time on one Xeon thread (2048³), twice f32's
+/// share, for f64 packs twice the bytes per product. A taller block packs
+/// half as often, but its strip of A must still fit the L1 cache beside a
+/// wave's columns of B, as the waves of a column walk down it: hence the
+/// shorter strip, 32 KiB of A in the Xeon's 48 KiB. (On Zen 3's 32 KiB L1
+/// the AVX2 kernels ran their chains 25 % slower so: they keep
+/// [`LongF64Tiles`].) On the Xeon, three alternating rounds each: 2048³ on
+/// one thread 37–41 GFLOP/s became 47–49 (packing 78–89 ms became 29), on
+/// 16 threads 450–498 became 528–571; 1024³ on one thread 35–41 became
+/// 42–47. Runs that would give a thread fewer than 8 of these workgroups
+/// keep the smaller tiles (see [`Entry::host_tiles`]). The host runs the
+/// workgroup's 64 waves as it runs 16; no GPU launches this tile (see
+/// [`GpuTiles`]).
+pub type LongF64Tiles512 = GlobalTiles<128, 128, 32>;
 
 /// An MFMA policy entry named as `mfma!` names its builtin
 /// (`cdna3::f32_32x32x8f16`).
 macro_rules! policy {
+    (($tiles:ty, avx512: $wide:ty), $($builtin:tt)+) => {
+        Entry {
+            name: stringify!($($builtin)+),
+            ..mfma_by_copy::<$tiles, $wide, mfma!($($builtin)+)>()
+        }
+    };
     ($tiles:ty, $($builtin:tt)+) => {
         Entry {
             name: stringify!($($builtin)+),
@@ -505,7 +671,7 @@ macro_rules! policy {
 /// then CDNA3's families whose arithmetic differs from CDNA2's.
 pub const POLICIES: &[Entry] = &[
     entry::<GlobalTiles<32, 32, 8>, ScalarFmaPolicy>("scalar_fma_f64"),
-    policy!(LongF64Tiles, f64_16x16x4f64),
+    policy!((LongF64Tiles, avx512: LongF64Tiles512), f64_16x16x4f64),
     policy!(LongTiles, f32_32x32x2f32),
     policy!(LongTiles, f32_32x32x8f16),
     policy!(LongTiles, f32_32x32x4bf16),

@@ -2,8 +2,12 @@
 //! policy, bit for bit against the independent reference GEMM, at sizes that
 //! are and are not multiples of the tiles.
 
-use mfma_core::{Instr, Visit};
-use mfma_gemm::catalog::{check, check_identity, Config, SeedTiles, POLICIES};
+use mfma_core::soft::{with_kernels, Kernels};
+use mfma_core::{mfma, Instr, Visit};
+use mfma_gemm::catalog::{
+    check, check_identity, find, Config, HostTiles, LongF64Tiles512, SeedTiles, POLICIES,
+};
+use mfma_gemm::TilePolicy;
 use mfma_gemm::{GlobalTiles, MfmaCdna2F64Policy, MfmaPolicy};
 
 /// (m, n, k): whole tiles, ragged edges in every dimension, smaller than one
@@ -28,16 +32,65 @@ fn config(m: usize, n: usize, k: usize, seed: u64, threads: usize) -> Config {
     }
 }
 
+/// The kernel copies this CPU runs.
+fn copies() -> impl Iterator<Item = Kernels> {
+    Kernels::ALL
+        .into_iter()
+        .filter(|&k| k <= Kernels::available())
+}
+
 #[test]
 fn every_demo_policy_matches_the_reference_bitwise() {
-    for e in POLICIES {
-        for (s, &(m, n, k)) in SIZES.iter().enumerate() {
-            let out = (e.run)(&config(m, n, k, 10 + s as u64, 2));
+    // Under every copy: an entry's host tiles may depend on it.
+    for copy in copies() {
+        for e in POLICIES {
+            for (s, &(m, n, k)) in SIZES.iter().enumerate() {
+                let out = with_kernels(copy, || (e.run)(&config(m, n, k, 10 + s as u64, 2)));
+                assert!(
+                    out.bit_exact(),
+                    "{} ({}) at {m}x{n}x{k}: {} outputs differ, first {:?}",
+                    e.name,
+                    copy.name(),
+                    out.mismatches,
+                    out.first_mismatch
+                );
+            }
+        }
+    }
+}
+
+/// The f64 entry's tiles for the AVX-512 kernels, run under every copy this
+/// CPU has (so also where AVX-512 is missing), at the test sizes and at
+/// sizes that span several of its blocks and K strips.
+#[test]
+fn the_avx512_tiles_of_f64_match_the_reference_under_every_copy() {
+    type X = mfma!(f64_16x16x4f64);
+    type P = mfma_gemm::MfmaPolicy<X>;
+    type W = LongF64Tiles512;
+    let e = find("f64_16x16x4f64").expect("in the catalog");
+    let wide = HostTiles {
+        block: (W::BLOCK_TILE_M, W::BLOCK_TILE_N),
+        k_tile: W::K_TILE_SIZE,
+        workers: (W::BLOCK_TILE_M / 16) * (W::BLOCK_TILE_N / 16),
+    };
+    assert_eq!(e.avx512, Some(wide));
+    // Through the entry too, at a size that takes these tiles where the
+    // AVX-512 kernels run (16 workgroups for one thread).
+    for copy in copies() {
+        let out = with_kernels(copy, || (e.run)(&config(512, 500, 21, 39, 1)));
+        assert!(out.bit_exact(), "{}: {:?}", copy.name(), out.first_mismatch);
+    }
+    let sizes = SIZES
+        .iter()
+        .copied()
+        .chain([(300, 260, 100), (129, 130, 97)]);
+    for copy in copies() {
+        for (s, (m, n, k)) in sizes.clone().enumerate() {
+            let out = with_kernels(copy, || check::<W, P>(&config(m, n, k, 40 + s as u64, 3)));
             assert!(
                 out.bit_exact(),
-                "{} at {m}x{n}x{k}: {} outputs differ, first {:?}",
-                e.name,
-                out.mismatches,
+                "{} at {m}x{n}x{k}: {:?}",
+                copy.name(),
                 out.first_mismatch
             );
         }
