@@ -161,7 +161,7 @@ fn policies_help() -> String {
         };
         out += &format!(
             "  {:<30} {what}; block tile {}x{}, K strip {}{wide}\n",
-            e.name, e.block.0, e.block.1, e.k_tile
+            e.name, e.tiles.block.0, e.tiles.block.1, e.tiles.k_tile
         );
     }
     out

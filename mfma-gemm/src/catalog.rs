@@ -360,12 +360,8 @@ pub struct Entry {
     pub name: &'static str,
     /// Whether results count integer operations (GOP/s) rather than flops.
     pub integer: bool,
-    /// Block tile (rows, columns) on the host.
-    pub block: (usize, usize),
-    /// K strip of the host's tile policy.
-    pub k_tile: usize,
-    /// Workers per workgroup on the host.
-    pub workers: usize,
+    /// The host tiles.
+    pub tiles: HostTiles,
     /// The host tiles when the AVX-512 kernels run, if they differ (see
     /// [`LongF64Tiles512`]); [`Entry::host_tiles`] picks.
     pub avx512: Option<HostTiles>,
@@ -433,14 +429,9 @@ impl Entry {
     /// assert_eq!(f64.host_tiles(&small).block, (64, 64));
     /// ```
     pub fn host_tiles(&self, cfg: &Config) -> HostTiles {
-        match self.avx512 {
-            Some(wide) if wide_fits(wide.block, cfg) => wide,
-            _ => HostTiles {
-                block: self.block,
-                k_tile: self.k_tile,
-                workers: self.workers,
-            },
-        }
+        self.avx512
+            .filter(|wide| wide_fits(wide.block, cfg))
+            .unwrap_or(self.tiles)
     }
 }
 
@@ -455,13 +446,10 @@ fn wide_fits((bm, bn): (usize, usize), cfg: &Config) -> bool {
 }
 
 const fn entry<T: TilePolicy, P: ComputePolicy>(name: &'static str) -> Entry {
-    let tiles = HostTiles::of::<T, P>();
     Entry {
         name,
         integer: !P::Out::TYPE.is_float(),
-        block: tiles.block,
-        k_tile: tiles.k_tile,
-        workers: tiles.workers,
+        tiles: HostTiles::of::<T, P>(),
         avx512: None,
         builtin: None,
         gpu: None,
