@@ -53,7 +53,9 @@ struct Lanes<T, const W: usize>([T; W]);
 impl<T: FusedMulAdd, const W: usize> Lanes<T, W> {
     #[inline(always)]
     fn load(s: &[T]) -> Self {
-        Lanes(core::array::from_fn(|l| s[l]))
+        let mut x = [T::default(); W];
+        x.copy_from_slice(&s[..W]);
+        Lanes(x)
     }
 
     #[inline(always)]
@@ -123,8 +125,15 @@ fn fma_rows<
     row: usize,
 ) {
     let n = V * W;
-    let mut acc: [[Lanes<T, W>; V]; R] =
-        core::array::from_fn(|r| core::array::from_fn(|v| Lanes::load(&c[r * n + v * W..])));
+    // Loops, not `array::from_fn`: its closure is not inlined into the AVX2
+    // copy, which then called it once per block of rows and read C back
+    // from the stack after a `vzeroupper`.
+    let mut acc = [[Lanes([T::default(); W]); V]; R];
+    for (r, acc) in acc.iter_mut().enumerate() {
+        for (v, acc) in acc.iter_mut().enumerate() {
+            *acc = Lanes::load(&c[r * n + v * W..]);
+        }
+    }
     let (runs, len) = Win::runs(&a, &b, K, steps);
     for t in 0..runs {
         let a = a.rows::<R>(t, blk, row, len);
