@@ -270,13 +270,14 @@ fn plain_rows<
             // Opaque to the loop vectoriser, which would otherwise vectorise
             // this loop across trees with gathers (seen for G = 4).
             let kk = core::hint::black_box(kk);
+            let rows = b.group::<G>(kk);
             // One register of each of the tree's G rows of B at a time,
             // used by all R rows of C.
             for v in 0..V {
                 // Named registers, not an array of G: given one, the
                 // vectoriser packs across its rows instead of the lanes.
-                let y0 = b.get::<W>(kk, v * W);
-                let y1 = b.get::<W>(kk + 1, v * W);
+                let y0 = &rows[0][v * W..][..W];
+                let y1 = &rows[1][v * W..][..W];
                 for (a, acc) in a.iter().zip(acc.iter_mut()) {
                     // Each factor of A broadcast to its own register.
                     let x = |q: usize| [a[kk + q]; W];
@@ -288,8 +289,8 @@ fn plain_rows<
                     }
                     if G == 4 {
                         let (x2, x3) = (x(2), x(3));
-                        let y2 = b.get::<W>(kk + 2, v * W);
-                        let y3 = b.get::<W>(kk + 3, v * W);
+                        let y2 = &rows[2 % G][v * W..][..W];
+                        let y3 = &rows[3 % G][v * W..][..W];
                         for l in 0..W {
                             tree[l] += x3[l].mul_add(y3[l], x2[l] * y2[l]);
                         }

@@ -64,19 +64,20 @@ pub(super) unsafe fn plain_rows<
             let a = a.rows::<R>(t, blk, row, len);
             let b = b.run::<N>(t, blk, 0, len);
             for kk in (0..len).step_by(G) {
+                let y = b.group::<G>(kk);
                 for v in 0..V {
                     // No closures here: they would not inherit the
                     // caller's target features, and the intrinsics would
                     // not inline into them.
-                    let y0 = _mm256_loadu_ps(b.get::<8>(kk, v * 8).as_ptr());
-                    let y1 = _mm256_loadu_ps(b.get::<8>(kk + 1, v * 8).as_ptr());
+                    let y0 = _mm256_loadu_ps(y[0][v * 8..][..8].as_ptr());
+                    let y1 = _mm256_loadu_ps(y[1][v * 8..][..8].as_ptr());
                     for (a, acc) in a.iter().zip(acc.iter_mut()) {
                         let x = &a[kk..][..G];
                         let left = _mm256_mul_ps(_mm256_set1_ps(x[0]), y0);
                         let mut tree = _mm256_fmadd_ps(_mm256_set1_ps(x[1]), y1, left);
                         if G == 4 {
-                            let y2 = _mm256_loadu_ps(b.get::<8>(kk + 2, v * 8).as_ptr());
-                            let y3 = _mm256_loadu_ps(b.get::<8>(kk + 3, v * 8).as_ptr());
+                            let y2 = _mm256_loadu_ps(y[2 % G][v * 8..][..8].as_ptr());
+                            let y3 = _mm256_loadu_ps(y[3 % G][v * 8..][..8].as_ptr());
                             let right = _mm256_mul_ps(_mm256_set1_ps(x[2 % G]), y2);
                             let right = _mm256_fmadd_ps(_mm256_set1_ps(x[3 % G]), y3, right);
                             tree = _mm256_add_ps(tree, right);

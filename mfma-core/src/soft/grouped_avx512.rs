@@ -66,10 +66,11 @@ pub(super) unsafe fn plain_rows<
                 // The tree's G rows of B, every register of the row; plain
                 // loops (no closures: they would not inherit the caller's
                 // target features, and the intrinsics would not inline).
+                let rows = b.group::<G>(kk);
                 let mut y = [[_mm512_setzero_ps(); 4]; V];
                 for (v, y) in y.iter_mut().enumerate() {
-                    for (g, y) in y.iter_mut().enumerate().take(G) {
-                        *y = _mm512_loadu_ps(b.get::<16>(kk + g, v * 16).as_ptr());
+                    for (y, row) in y.iter_mut().zip(rows) {
+                        *y = _mm512_loadu_ps(row[v * 16..][..16].as_ptr());
                     }
                 }
                 for (a, acc) in a.iter().zip(acc.iter_mut()) {

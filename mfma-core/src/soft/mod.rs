@@ -153,6 +153,32 @@ impl<'a, W, const N: usize> Rows<'a, W, N> {
         Rows { data, stride, len }
     }
 
+    /// Rows `kk..kk + G` whole, with one check for all of them: for a
+    /// kernel that reads a tree's `G` rows of B, a check per row was four
+    /// compares and branches a tree in the AVX2 f16 kernel's inner loop.
+    #[inline(always)]
+    fn group<const G: usize>(&self, kk: usize) -> [&'a [W; N]; G] {
+        assert!(
+            G > 0 && kk < self.len && G <= self.len - kk,
+            "outside the rows"
+        );
+        // SAFETY: `kk + G <= len` (checked above without overflow), and
+        // `new` checked that row `len - 1` has `N` elements inside `data`.
+        let row = |d: usize| unsafe {
+            &*self
+                .data
+                .as_ptr()
+                .add((kk + d) * self.stride)
+                .cast::<[W; N]>()
+        };
+        // A loop, not `array::from_fn` (see `Win::rows`).
+        let mut out = [row(0); G];
+        for (d, out) in out.iter_mut().enumerate().skip(1) {
+            *out = row(d);
+        }
+        out
+    }
+
     /// `L` elements of row `kk` from column `col`.
     #[inline(always)]
     fn get<const L: usize>(&self, kk: usize, col: usize) -> &'a [W; L] {
