@@ -162,19 +162,15 @@ impl<'a, W, const N: usize> Rows<'a, W, N> {
             G > 0 && kk < self.len && G <= self.len - kk,
             "outside the rows"
         );
-        // SAFETY: `kk + G <= len` (checked above without overflow), and
+        // SAFETY (both blocks): row `kk + d` for `d < G` is at most row
+        // `len - 1` (`kk + G <= len`, checked above without overflow), and
         // `new` checked that row `len - 1` has `N` elements inside `data`.
-        let row = |d: usize| unsafe {
-            &*self
-                .data
-                .as_ptr()
-                .add((kk + d) * self.stride)
-                .cast::<[W; N]>()
-        };
-        // A loop, not `array::from_fn` (see `Win::rows`).
-        let mut out = [row(0); G];
+        let first = unsafe { self.data.as_ptr().add(kk * self.stride) };
+        // A loop without closures, not `array::from_fn` (see `Win::rows`).
+        let mut out = [unsafe { &*first.cast::<[W; N]>() }; G];
         for (d, out) in out.iter_mut().enumerate().skip(1) {
-            *out = row(d);
+            // SAFETY: as above.
+            *out = unsafe { &*first.add(d * self.stride).cast::<[W; N]>() };
         }
         out
     }
