@@ -502,6 +502,8 @@ mod compare {
     use mfma_gemm::catalog::{Config, Entry};
     use mfma_gemm::random;
     use std::process::ExitCode;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
     use std::time::Instant;
 
     /// The baseline's element type.
@@ -539,28 +541,29 @@ mod compare {
     /// One matrixmultiply GEMM on `cfg.threads` threads, ready to run:
     /// C's rows split into one panel per thread, each a plain sgemm/dgemm
     /// call (the crate's own threading fixes its thread count once per
-    /// process). On one thread the call runs on the calling thread, as the
-    /// emulated GEMM's does: a thread spawned per call is placed anew by the
-    /// scheduler each time, so the best of N runs picked the baseline's
-    /// best vCPU while the emulated runs stayed on the caller's (on the
-    /// Xeon VM, f32 one thread 0.57–0.90 of sgemm so, 0.81–0.95 with the
-    /// process pinned to one vCPU).
+    /// process), on the emulated GEMM's own threads (`run_on_threads`, the
+    /// calling thread first), so that both start alike. Before, each call
+    /// spawned its threads, even one: a thread spawned per call is placed
+    /// anew by the scheduler each time, so the best of N runs picked the
+    /// baseline's best vCPU while the emulated runs stayed on the
+    /// caller's (on the Xeon VM, f32 one thread 0.57–0.90 of sgemm so,
+    /// 0.81–0.95 with the process pinned to one vCPU), and on 16 threads
+    /// the baseline paid for spawning 15 that the emulated GEMM keeps.
     fn baseline_of<E: Gemm>(cfg: &Config) -> Box<dyn FnMut()> {
         let (m, n, k) = (cfg.m, cfg.n, cfg.k);
         let rows = m.div_ceil(cfg.threads.max(1)).max(1);
         let a = random::matrix::<E>(m * k, cfg.seed);
         let b = random::matrix::<E>(k * n, cfg.seed + 1);
         let mut c = vec![E::ZERO; m * n];
-        if rows >= m {
-            return Box::new(move || E::gemm(m, k, n, &a, &b, &mut c));
-        }
         Box::new(move || {
-            std::thread::scope(|s| {
-                for (a, c) in a.chunks(rows * k).zip(c.chunks_mut(rows * n)) {
-                    let b = &b;
-                    s.spawn(move || E::gemm(c.len() / n, k, n, a, b, c));
-                }
-            })
+            // Each thread claims a panel; the locks are never contended.
+            let panels: Vec<Mutex<&mut [E]>> = c.chunks_mut(rows * n).map(Mutex::new).collect();
+            let next = AtomicUsize::new(0);
+            mfma_gemm::run_on_threads(panels.len(), &|| {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let mut c = panels[i].lock().unwrap();
+                E::gemm(c.len() / n, k, n, &a[i * rows * k..], &b, &mut c);
+            });
         })
     }
 

@@ -83,6 +83,8 @@ pub use kernel::{gemm_workgroup, HostScratch, Phases, TileKey};
 #[cfg(not(target_arch = "amdgpu"))]
 pub use launch::{available_threads, gemm, gemm_profiled, Profile, ThreadProfile};
 #[cfg(not(target_arch = "amdgpu"))]
+pub use pool::run_on_threads;
+#[cfg(not(target_arch = "amdgpu"))]
 pub use staged::StagedBuffers;
 
 /// The crate README's example, compiled and run as a doctest.

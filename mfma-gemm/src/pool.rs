@@ -78,6 +78,24 @@ pub(crate) fn run_on<R: Send + 'static>(threads: usize, f: &(dyn Fn() -> R + Syn
         .collect()
 }
 
+/// Runs `f` on `threads` host threads at once (at least one), the calling
+/// thread one of them, and returns what each returned, the caller's first:
+/// the threads [`gemm`](crate::gemm) runs on, kept between calls, so that
+/// other host code run beside it (a baseline it is timed against, say)
+/// pays no more to start its threads than the GEMM does. A panic in any of
+/// them is resumed on the caller once all have finished.
+///
+/// ```
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// let next = AtomicUsize::new(0);
+/// let mut ids = mfma_gemm::run_on_threads(3, &|| next.fetch_add(1, Ordering::Relaxed));
+/// ids.sort();
+/// assert_eq!(ids, [0, 1, 2]);
+/// ```
+pub fn run_on_threads<R: Send + 'static>(threads: usize, f: &(dyn Fn() -> R + Sync)) -> Vec<R> {
+    run_on(threads, f)
+}
+
 /// `n` idle pool threads, spawning those the pool lacks.
 fn take(n: usize) -> Vec<Sender<Job>> {
     let mut idle = IDLE.lock().unwrap_or_else(PoisonError::into_inner);
