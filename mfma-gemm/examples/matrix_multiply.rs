@@ -11,8 +11,9 @@
 //!
 //! `--compare` (size 1024 unless given) times every MFMA policy on one
 //! thread and on every core (or `--threads N`) next to the `matrixmultiply`
-//! crate's sgemm/dgemm on the same number of threads, the four runs
-//! alternating (best of 15 each), and ends with two lines per input type:
+//! crate's sgemm/dgemm on the same number of threads (the same threads:
+//! the GEMM's pool, the calling thread first), the four runs alternating
+//! (best of 15 each), and ends with two lines per input type:
 //! `ratio dtype=… threads=1 emulated_gflops=… baseline_gflops=… ratio=…`
 //! and the same with `threads=all` (`threads=N` under `--threads N`); f16,
 //! bf16, fp8 and i8 are measured against sgemm, i8 in ops/s. A dtype is
