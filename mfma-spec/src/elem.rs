@@ -116,6 +116,29 @@ impl ElemType {
         !matches!(self, ElemType::I8 | ElemType::I32 | ElemType::Idx)
     }
 
+    /// Fraction bits of a floating-point type's significand (the stored
+    /// mantissa; xf32 as the tf32 the instruction reads): a finite value
+    /// is a multiple of `2^(e − fraction_bits)`, `e` its exponent as
+    /// [`min_exp`](ElemType::min_exp) clamps it. 0 for integers.
+    ///
+    /// ```
+    /// use mfma_spec::ElemType;
+    /// assert_eq!(ElemType::Fp8.fraction_bits(), 3); // E4M3
+    /// assert_eq!(ElemType::Xf32.fraction_bits(), 10); // read as tf32
+    /// assert_eq!(ElemType::Bf16.fraction_bits(), 7);
+    /// ```
+    pub const fn fraction_bits(self) -> i32 {
+        match self {
+            ElemType::F32 => 23,
+            ElemType::F64 => 52,
+            ElemType::F16 | ElemType::Xf32 => 10,
+            ElemType::Bf16 => 7,
+            ElemType::Fp8 => 3,
+            ElemType::Bf8 => 2,
+            ElemType::I8 | ElemType::I32 | ElemType::Idx => 0,
+        }
+    }
+
     /// The exponent below which a finite value of this type is subnormal
     /// (its smallest normal is `2^min_exp`); 0 for integers.
     pub const fn min_exp(self) -> i32 {
