@@ -17,6 +17,8 @@ mod fused;
 mod fused_avx2;
 #[cfg(target_arch = "x86_64")]
 mod fused_avx512;
+#[cfg(target_arch = "x86_64")]
+mod fused_dot_avx512;
 mod grouped;
 #[cfg(target_arch = "x86_64")]
 mod grouped_avx2;
@@ -726,10 +728,13 @@ mod tests {
 
     /// The input regimes (inputs, accumulators) of the tests: specials,
     /// ordinary values, accumulators far below the products (subnormal
-    /// ones too, which CDNA3's short cut scales below f32's range), and the
+    /// ones too, which CDNA3's short cut scales below f32's range), the
     /// limits of the grouped families' fast path: products near 2^-103 with
-    /// accumulators near the smallest normal, and products near overflow.
-    const REGIMES: [(Source, Source); 7] = [
+    /// accumulators near the smallest normal, and products near overflow;
+    /// and inputs of a few binades, whose fp8/bf8 groups CDNA3's AVX-512
+    /// chain sums as integer dot products, with accumulators around and
+    /// below the products and specials.
+    const REGIMES: [(Source, Source); 9] = [
         (Source::Mixed, Source::Mixed),
         (Source::Scaled(-20, 20), Source::Scaled(-20, 20)),
         (Source::Scaled(-20, 20), Source::Mixed),
@@ -737,6 +742,8 @@ mod tests {
         (Source::Scaled(-56, -48), Source::Scaled(-130, -98)),
         (Source::Scaled(-14, -10), Source::Scaled(-130, -120)),
         (Source::Scaled(58, 66), Source::Scaled(120, 127)),
+        (Source::Scaled(-3, 1), Source::Scaled(-12, 8)),
+        (Source::Scaled(-3, 1), Source::Mixed),
     ];
 
     /// Runs random chains of builtin `X` through `execute_chain_into` and
@@ -863,6 +870,7 @@ mod tests {
             (Scaled(-20, 20), Scaled(-20, 20)),
             (Scaled(-56, -48), Scaled(-130, -98)),
             (Scaled(58, 66), Scaled(120, 127)),
+            (Scaled(-3, 1), Scaled(-12, 8)),
         ];
         each_copy(|_| {
             for (inputs, acc) in cases {
@@ -1019,6 +1027,43 @@ mod tests {
     fn every_copy_agrees_with_the_portable_one() {
         for (inputs, acc) in REGIMES {
             every_builtin(BothCopiesAgree { inputs, acc });
+        }
+    }
+
+    /// Inputs of a few binades take CDNA3's integer dot product in the
+    /// AVX-512 chain (where the CPU has it), and their chains, from
+    /// fragments and from panels, are the loop of the exact instruction.
+    #[test]
+    fn narrow_fp8_groups_take_the_integer_dot_product() {
+        if Kernels::available() < Kernels::Avx512 {
+            std::println!("skipped: no AVX-512 copy on this CPU");
+            return;
+        }
+        use super::fused::DOT_GROUPS;
+        use crate::cdna3::{f32_16x16x32_bf8_fp8, f32_32x32x16_fp8_fp8};
+        let (inputs, acc) = (Source::Scaled(-3, 1), Source::Scaled(-12, 8));
+        let before = DOT_GROUPS.get();
+        ChainIsTheLoop { inputs, acc }.visit::<f32_32x32x16_fp8_fp8>();
+        PanelsAreTheLoop { inputs, acc }.visit::<f32_32x32x16_fp8_fp8>();
+        let wide = DOT_GROUPS.get();
+        ChainIsTheLoop { inputs, acc }.visit::<f32_16x16x32_bf8_fp8>();
+        // Chains of 1 + 2 + 3 + 8 + 17 + 33 and 1 + 2 + 5 + 16 steps, 32
+        // rows of one group each; 16 rows of two groups.
+        assert_eq!(wide - before, (64 + 24) * 32);
+        assert_eq!(DOT_GROUPS.get() - wide, 64 * 16 * 2);
+        // Rows about as wide as the path allows (fp8: 2^-6..2^5 is 13
+        // binades a side with its fraction bits, bf8 2^-8..2^5 14): some
+        // groups take it, some are refused, and some refused ones do
+        // truncate a product.
+        for inputs in [Source::Scaled(-6, 4), Source::Scaled(-8, 4)] {
+            let before = DOT_GROUPS.get();
+            ChainIsTheLoop { inputs, acc }.visit::<f32_32x32x16_fp8_fp8>();
+            ChainIsTheLoop { inputs, acc }.visit::<f32_16x16x32_bf8_fp8>();
+            let taken = DOT_GROUPS.get() - before;
+            assert!(
+                taken > 0 && taken < 64 * (32 + 32),
+                "{taken} rows of groups taken"
+            );
         }
     }
 

@@ -1,0 +1,290 @@
+//! The fused families' groups in which no product can be truncated, on 16
+//! lanes with AVX-512: there pass 2 (a product scaled, truncated and added
+//! per k, four operations) is an integer dot product, one `vpdpwssd` per
+//! two k.
+//!
+//! Every nonzero input of a row of A's group lies below `2^(hi + 1)` and is
+//! a multiple of `2^lo`, `lo` its smallest exponent less its type's
+//! fraction bits; likewise each column of B's. Where the widths `hi − lo`
+//! of a row and a column sum to at most [`DOT_WIDTH`], the group's sum
+//! `S` in units of `2^(e_dot − 24)` is the exact dot product of the inputs
+//! as integer counts of `2^lo`, shifted; pass 1 still finds `e_dot`, and
+//! the accumulator step is `fused::fast_combine`'s, on the same `S` and
+//! `e_dot` as passes 1 and 2 would give. A row with a column outside
+//! these bounds is left to those passes (`fused::fast_sums`).
+
+use super::fused::{Packed, E_BIAS, M_FIELD, TILE};
+use super::Win;
+use core::arch::x86_64::*;
+
+/// How wide (`hi − lo`, in binades) a row's plus a column's inputs may be
+/// for their group to take the integer dot product. With `Ê = hi_a + hi_b`
+/// (at least the group's `e_dot`) and `LO = lo_a + lo_b`, every nonzero
+/// product is then a multiple of `2^LO ≥ 2^(Ê − 24) ≥ 2^(e_dot − 24)`: step
+/// 2 of reference CDNA3 4.2 and 4.3 truncates nothing, and 4.3's even and
+/// odd sums, multiples of it too, are not changed by step 3's floors. So
+/// `S = D · 2^(LO − e_dot + 24)` with `D` the exact dot product in units of
+/// `2^LO`, an integer shift (`LO ≥ e_dot − 24`), and `|S| < 16 · 2^26`.
+pub(super) const DOT_WIDTH: i32 = 24;
+
+/// The widest a row's or column's inputs may be on their own: their counts
+/// of `2^lo` are then below `2^15` and fit i16. (With the two widths summing
+/// to at most [`DOT_WIDTH`] a product of counts is below `2^26`, and a
+/// group's sum of 16 below `2^30`: no i32 overflows.)
+const I16_WIDTH: i32 = 14;
+
+/// The width of a row or column the path cannot take: all zero, or wider
+/// than [`I16_WIDTH`].
+const NO: i32 = 99;
+
+/// Per-row and per-column bounds of one step, and its inputs as i16.
+pub(super) struct DotTile {
+    /// A's inputs as counts of their row and group's `2^lo`, row by row
+    /// (`i·k + kk`): two adjacent k read as one i32 are a `vpdpwssd` pair.
+    a_vals: [i16; TILE],
+    /// A's exponents (`i·k + kk`; −512: zero), for pass 1.
+    a_e: [i32; TILE],
+    /// Per row and group (`i·groups + gi`): `lo`, width ([`NO`]: not
+    /// taken).
+    a_lo: [i32; TILE / 4],
+    a_w: [i32; TILE / 4],
+    /// B's inputs as counts of their column and group's `2^lo`, rows `kk`
+    /// and `kk + 1` interleaved: column `j` of pair `p` at `p·N + j`.
+    b_pairs: [i32; TILE / 2],
+    /// B's exponents (`kk·N + j`), in 16 bits for pass 1.
+    b_e16: [i16; TILE],
+    /// Per group and column (`gi·N + j`): `lo`, width.
+    b_lo: [i32; TILE / 4],
+    b_w: [i32; TILE / 4],
+}
+
+impl DotTile {
+    pub(super) const fn new() -> Self {
+        DotTile {
+            a_vals: [0; TILE],
+            a_e: [0; TILE],
+            a_lo: [0; TILE / 4],
+            a_w: [NO; TILE / 4],
+            b_pairs: [0; TILE / 2],
+            b_e16: [0; TILE],
+            b_lo: [0; TILE / 4],
+            b_w: [NO; TILE / 4],
+        }
+    }
+
+    /// Decodes step `t` of block `blk`: A's `m` rows and B's `N` columns,
+    /// `k` each, in groups of `g` (even, at most 16); `frac` the fraction
+    /// bits of A's and B's types. Returns whether some row and vector of
+    /// columns may take the path.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512 F, BW and VNNI, and the caller must be
+    /// compiled with them (so that these intrinsics inline).
+    #[inline(always)]
+    pub(super) unsafe fn decode<const N: usize>(
+        &mut self,
+        (a, b): (Win<'_, Packed>, Win<'_, Packed>),
+        (t, blk): (usize, usize),
+        (m, k, g): (usize, usize, usize),
+        (frac_a, frac_b): (i32, i32),
+    ) -> bool {
+        let groups = k / g;
+        debug_assert!(
+            g.is_multiple_of(2) && g <= 16 && k.is_multiple_of(g) && N.is_multiple_of(16)
+        );
+        assert!(m * k <= TILE && k * N <= TILE && m * groups <= TILE / 4 && groups * N <= TILE / 4);
+        let live = ((1u32 << g) - 1) as __mmask16;
+        let (mut min_a, mut min_b) = (NO, NO);
+        // SAFETY: masked loads and stores touch the `g` elements of a
+        // group only, inside slices checked to hold them; the rest are
+        // register operations under the caller's features.
+        unsafe {
+            let m_field = _mm512_set1_epi32(M_FIELD as i32);
+            let rows = b.run::<N>(t, blk, 0, k);
+            for gi in 0..groups {
+                for j0 in (0..N).step_by(16) {
+                    let (mut hi, mut min_e) =
+                        (_mm512_set1_epi32(i32::MIN), _mm512_set1_epi32(i32::MAX));
+                    for kk in gi * g..(gi + 1) * g {
+                        let w = _mm512_loadu_si512(rows.get::<16>(kk, j0).as_ptr().cast());
+                        let nz = _mm512_test_epi32_mask(w, m_field);
+                        let e = exponents(w);
+                        let es = &mut self.b_e16[kk * N + j0..][..16];
+                        _mm256_storeu_si256(es.as_mut_ptr().cast(), _mm512_cvtepi32_epi16(e));
+                        hi = _mm512_mask_max_epi32(hi, nz, hi, e);
+                        min_e = _mm512_mask_min_epi32(min_e, nz, min_e, e);
+                    }
+                    let lo = _mm512_sub_epi32(min_e, _mm512_set1_epi32(frac_b));
+                    let width = _mm512_sub_epi32(hi, lo);
+                    // A column of zeros (hi = i32::MIN) is not taken.
+                    let out = _mm512_cmpeq_epi32_mask(hi, _mm512_set1_epi32(i32::MIN))
+                        | _mm512_cmpgt_epi32_mask(width, _mm512_set1_epi32(I16_WIDTH));
+                    let width = _mm512_mask_mov_epi32(width, out, _mm512_set1_epi32(NO));
+                    let at = gi * N + j0;
+                    _mm512_storeu_si512(self.b_lo[at..][..16].as_mut_ptr().cast(), lo);
+                    _mm512_storeu_si512(self.b_w[at..][..16].as_mut_ptr().cast(), width);
+                    min_b = min_b.min(_mm512_reduce_min_epi32(width));
+                    for kk in (gi * g..(gi + 1) * g).step_by(2) {
+                        let w0 = _mm512_loadu_si512(rows.get::<16>(kk, j0).as_ptr().cast());
+                        let w1 = _mm512_loadu_si512(rows.get::<16>(kk + 1, j0).as_ptr().cast());
+                        let v0 = counts(w0, min_e, 1 + 10 - frac_b);
+                        let v1 = counts(w1, min_e, 1 + 10 - frac_b);
+                        let pair = _mm512_or_si512(
+                            _mm512_and_si512(v0, _mm512_set1_epi32(0xffff)),
+                            _mm512_slli_epi32::<16>(v1),
+                        );
+                        let out = &mut self.b_pairs[kk / 2 * N + j0..][..16];
+                        _mm512_storeu_si512(out.as_mut_ptr().cast(), pair);
+                    }
+                }
+                // A's rows, each its own bounds.
+                for i in 0..m {
+                    let w = group_of_row(a.row(t, blk, i, k), gi, g);
+                    let nz = _mm512_mask_test_epi32_mask(live, w, m_field);
+                    let e = exponents(w);
+                    let es = &mut self.a_e[i * k + gi * g..][..g];
+                    _mm512_mask_storeu_epi32(es.as_mut_ptr(), live, e);
+                    let hi = _mm512_mask_reduce_max_epi32(nz, e);
+                    let min_e = _mm512_mask_reduce_min_epi32(nz, e);
+                    let width = hi.wrapping_sub(min_e.wrapping_sub(frac_a));
+                    let width = if nz != 0 && width <= I16_WIDTH {
+                        width
+                    } else {
+                        NO
+                    };
+                    let at = i * groups + gi;
+                    self.a_lo[at] = min_e.wrapping_sub(frac_a);
+                    self.a_w[at] = width;
+                    min_a = min_a.min(width);
+                    let v = counts(w, _mm512_set1_epi32(min_e), 3 + 10 - frac_a);
+                    let vals = &mut self.a_vals[i * k + gi * g..][..g];
+                    _mm512_mask_cvtepi32_storeu_epi16(vals.as_mut_ptr(), live, v);
+                }
+            }
+        }
+        min_a + min_b <= DOT_WIDTH
+    }
+
+    /// One group `gi` (of `g` k, `k` a step) of row `i` of C (`c`, its
+    /// `N` columns), if no product of theirs can be truncated: `None` (and
+    /// `c` as it was) if some can. Else, per vector of 16 columns, the
+    /// lanes left for the exact path as `fused::fast_combine` returns them
+    /// (their `c` as it was).
+    ///
+    /// # Safety
+    /// As [`DotTile::decode`], which decoded this step.
+    #[inline(always)]
+    pub(super) unsafe fn step<const N: usize, const SPLIT: bool>(
+        &self,
+        (i, gi): (usize, usize),
+        (k, g): (usize, usize),
+        c: &mut [f32; N],
+    ) -> Option<[u32; 2]> {
+        let (ai, bi) = (i * (k / g) + gi, gi * N);
+        assert!(N == 16 || N == 32, "a row of 16 or 32 outputs");
+        // SAFETY: loads of 16 or 32 elements of slices checked to hold
+        // them, A's pairs two i16 of the group's `g` (even), and register
+        // operations.
+        unsafe {
+            let set1 = _mm512_set1_epi32;
+            let room = set1(DOT_WIDTH - self.a_w[ai]);
+            let mut narrow = _mm512_cmple_epi32_mask(load16(&self.b_w[bi..]), room) == u16::MAX;
+            if N == 32 {
+                narrow &= _mm512_cmple_epi32_mask(load16(&self.b_w[bi + 16..]), room) == u16::MAX;
+            }
+            if !narrow {
+                return None;
+            }
+            // Pass 1: e_dot per output (all k of the group: nothing is
+            // truncated, so 4.3's parities need no maxima of their own);
+            // for 32 columns in 32 lanes of 16 bits (exponents and their
+            // sums lie in −1024..=254).
+            let ea = &self.a_e[i * k + gi * g..][..g];
+            let mut e_dot = [set1(i32::MIN); 2];
+            if N == 32 {
+                let mut e16 = _mm512_set1_epi16(i16::MIN);
+                for (kk, &ea) in (gi * g..).zip(ea) {
+                    let eb = _mm512_loadu_si512(self.b_e16[kk * N..][..32].as_ptr().cast());
+                    e16 = _mm512_max_epi16(e16, _mm512_add_epi16(_mm512_set1_epi16(ea as i16), eb));
+                }
+                e_dot = [
+                    _mm512_cvtepi16_epi32(_mm512_castsi512_si256(e16)),
+                    _mm512_cvtepi16_epi32(_mm512_extracti64x4_epi64::<1>(e16)),
+                ];
+            } else {
+                for (kk, &ea) in (gi * g..).zip(ea) {
+                    let eb = _mm512_cvtepi16_epi32(_mm256_loadu_si256(
+                        self.b_e16[kk * N..][..16].as_ptr().cast(),
+                    ));
+                    e_dot[0] = _mm512_max_epi32(e_dot[0], _mm512_add_epi32(set1(ea), eb));
+                }
+            }
+            let vals = &self.a_vals[i * k + gi * g..][..g];
+            let mut redo = [0; 2];
+            for (v, c) in c.as_chunks_mut::<16>().0.iter_mut().enumerate() {
+                let j0 = v * 16;
+                let mut acc = _mm512_setzero_si512();
+                for p in 0..g / 2 {
+                    let x = set1(vals.as_ptr().add(2 * p).cast::<i32>().read_unaligned());
+                    let y = load16(&self.b_pairs[(gi * g / 2 + p) * N + j0..]);
+                    acc = _mm512_dpwssd_epi32(acc, x, y);
+                }
+                // S = acc · 2^(LO − (e_dot − 24)), an integer below 2^30
+                // (`LO ≥ e_dot − 24`); a group of zero products (e_dot near
+                // −1000) shifts its zero sum out.
+                let lo = _mm512_add_epi32(set1(self.a_lo[ai]), load16(&self.b_lo[bi + j0..]));
+                let by = _mm512_sub_epi32(_mm512_add_epi32(lo, set1(24)), e_dot[v]);
+                let (mut s, mut e) = ([0i32; 16], [0i32; 16]);
+                _mm512_storeu_si512(s.as_mut_ptr().cast(), _mm512_sllv_epi32(acc, by));
+                _mm512_storeu_si512(e.as_mut_ptr().cast(), e_dot[v]);
+                redo[v] = super::fused_avx512::fast_combine::<SPLIT>(&s, &e, c);
+            }
+            Some(redo)
+        }
+    }
+}
+
+/// Group `gi` (`g` k) of a row of A, in the low `g` lanes.
+#[inline(always)]
+unsafe fn group_of_row(row: &[Packed], gi: usize, g: usize) -> __m512i {
+    let words = &row[gi * g..][..g];
+    // SAFETY: a masked load of the `g` elements of a slice checked to hold
+    // them (`g <= 16`).
+    unsafe { _mm512_maskz_loadu_epi32(((1u32 << g) - 1) as __mmask16, words.as_ptr().cast()) }
+}
+
+/// The first 16 of `x`. (A function, not a closure: see
+/// `fused_avx512::combine_half`.)
+#[inline(always)]
+unsafe fn load16(x: &[i32]) -> __m512i {
+    // SAFETY: a load of 16 elements of a slice checked to hold them.
+    unsafe { _mm512_loadu_si512(x[..16].as_ptr().cast()) }
+}
+
+/// The exponents `e` of 16 packed inputs (−512 for a zero).
+#[inline(always)]
+unsafe fn exponents(w: __m512i) -> __m512i {
+    // SAFETY: register operations under the caller's features.
+    unsafe {
+        let field = _mm512_and_si512(_mm512_srli_epi32::<16>(w), _mm512_set1_epi32(0x7ff));
+        _mm512_sub_epi32(field, _mm512_set1_epi32(E_BIAS))
+    }
+}
+
+/// 16 packed inputs as signed counts of `2^(min_e − frac)`, `frac` their
+/// type's fraction bits: the significand `m` (value `m · 2^(e − 10)`)
+/// without the `10 − frac` low bits its type leaves zero (`shift` is those
+/// plus the packing's own shift of `m`), shifted up by `e − min_e`. Exact
+/// for the inputs of a row or column the path takes; zeros (exponent −512)
+/// give 0.
+#[inline(always)]
+unsafe fn counts(w: __m512i, min_e: __m512i, shift: i32) -> __m512i {
+    // SAFETY: register operations under the caller's features.
+    unsafe {
+        let m = _mm512_and_si512(w, _mm512_set1_epi32(M_FIELD as i32));
+        let m = _mm512_srl_epi32(m, _mm_cvtsi32_si128(shift));
+        // A negative count (a zero's exponent) shifts everything out.
+        let mag = _mm512_sllv_epi32(m, _mm512_sub_epi32(exponents(w), min_e));
+        _mm512_mask_sub_epi32(mag, _mm512_movepi32_mask(w), _mm512_setzero_si512(), mag)
+    }
+}
