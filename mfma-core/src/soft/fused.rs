@@ -607,10 +607,11 @@ impl Tile {
 /// 2^26 in magnitude), summed exactly, then the accumulator step
 /// ([`fast_combine`]); lanes it cannot take are redone by [`exact_step`].
 ///
-/// Where no product of a group can be truncated (AVX-512, fp8/bf8 inputs:
-/// see [`DOT_FRACTION_BITS`]), a vector of outputs is first offered to the integer dot
-/// product of `fused_dot_avx512`; A's and B's tiles are then decoded for
-/// passes 1 and 2 only once a vector of the step needs them.
+/// Where no product of a group can be truncated (fp8/bf8 inputs: see
+/// [`DOT_FRACTION_BITS`]), a row of outputs is first offered to the integer
+/// dot product (`fused_dot`); A's and B's tiles
+/// are then decoded for passes 1 and 2 only once a row of the step needs
+/// them.
 #[inline(always)]
 fn fast_block<X: Instr, const SPLIT: bool, const N: usize, const W: usize, const L: u8>(
     a: Win<'_, Packed>,
@@ -627,14 +628,23 @@ fn fast_block<X: Instr, const SPLIT: bool, const N: usize, const W: usize, const
     // 1024^3; fp8 10-25 % faster).
     let paired =
         cfg!(target_arch = "x86_64") && L >= super::cpu::AVX512 && W == 16 && N == 32 && SPLIT;
-    let dot = cfg!(target_arch = "x86_64")
+    // The integer dot product (`fused_dot_avx512`, `fused_dot_avx2`) for
+    // inputs of few fraction bits, in rows of 16 or 32 outputs.
+    let dot_types = const {
+        X::SPEC.a_type.fraction_bits() <= DOT_FRACTION_BITS
+            && X::SPEC.b_type.fraction_bits() <= DOT_FRACTION_BITS
+    };
+    let dot512 = cfg!(target_arch = "x86_64")
         && L >= super::cpu::AVX512
         && W == 16
         && N.is_multiple_of(16)
-        && const {
-            X::SPEC.a_type.fraction_bits() <= DOT_FRACTION_BITS
-                && X::SPEC.b_type.fraction_bits() <= DOT_FRACTION_BITS
-        };
+        && dot_types;
+    #[cfg(target_arch = "x86_64")]
+    let dot2 = L == super::cpu::AVX2
+        && W == 8
+        && N.is_multiple_of(16)
+        && g == super::fused_dot_avx2::G
+        && dot_types;
     const {
         assert!(X::SPEC.m * X::SPEC.k <= TILE && X::SPEC.k * X::SPEC.n <= TILE);
         assert!(N.is_multiple_of(W) && W <= 32 && N / W <= 4);
@@ -642,39 +652,48 @@ fn fast_block<X: Instr, const SPLIT: bool, const N: usize, const W: usize, const
     let scratch = SCRATCH.with(UnsafeCell::get);
     // SAFETY: this thread's scratch tiles, which nothing else borrows:
     // `fast_block` calls nothing that reaches them again.
-    let Scratch { ta, tb, .. } = unsafe { &mut *scratch };
     #[cfg(target_arch = "x86_64")]
-    let mut dt = dot.then(|| {
-        // SAFETY: as above.
-        unsafe { &mut (*scratch).dot }
-    });
+    let Scratch { ta, tb, dot } = unsafe { &mut *scratch };
+    #[cfg(not(target_arch = "x86_64"))]
+    let Scratch { ta, tb } = unsafe { &mut *scratch };
     for t in 0..steps {
+        let frac = (
+            X::SPEC.a_type.fraction_bits(),
+            X::SPEC.b_type.fraction_bits(),
+        );
+        // SAFETY (this and the `step` calls below): `dot512` only in the
+        // copy compiled with AVX-512, `dot2` in the one with AVX2, each
+        // run only on CPUs that have them.
         #[cfg(target_arch = "x86_64")]
-        let dot_step = match dt.as_mut() {
-            // SAFETY: `dot` only in the copy compiled with AVX-512, which
-            // runs on CPUs that have it.
-            Some(dt) => unsafe {
-                let frac = (
-                    X::SPEC.a_type.fraction_bits(),
-                    X::SPEC.b_type.fraction_bits(),
-                );
-                dt.decode::<N>((a, b), (t, blk), (m, k, g), frac)
-            },
-            None => false,
+        let dot_step = if dot512 {
+            unsafe { dot.avx512_decode::<N>((a, b), (t, blk), (m, k, g), frac) }
+        } else if dot2 {
+            unsafe { dot.avx2_decode::<N>((a, b), (t, blk), (m, k), frac) }
+        } else {
+            false
         };
         let mut decoded = false;
         for (i, c_row) in c.as_chunks_mut::<N>().0.iter_mut().enumerate() {
             for q in (0..k).step_by(g) {
                 #[cfg(target_arch = "x86_64")]
-                if let (true, Some(dt)) = (dot_step, dt.as_ref()) {
+                if dot_step {
                     let c_row: &mut [f32; N] = c_row;
-                    // SAFETY: as for `decode` above.
-                    if let Some(redo) = unsafe { dt.step::<N, SPLIT>((i, q / g), (k, g), c_row) } {
+                    let (redo, w) = if dot512 {
+                        let redo =
+                            unsafe { dot.avx512_step::<N, SPLIT>((i, q / g), (k, g), c_row) };
+                        (redo.map(|[r0, r1]| [r0, r1, 0, 0]), 16)
+                    } else {
+                        (
+                            unsafe { dot.avx2_step::<N, SPLIT>((i, q / g), k, c_row) },
+                            8,
+                        )
+                    };
+                    if let Some(redo) = redo {
                         #[cfg(test)]
                         DOT_GROUPS.set(DOT_GROUPS.get() + 1);
-                        for (v, &redo) in redo[..N / 16].iter().enumerate() {
-                            let c = &mut c_row[v * 16..][..16];
-                            redo_exact::<SPLIT>(redo, c, (a, b), (t, blk, i, k), (q, g, v * 16));
+                        for (v, &redo) in redo[..N / w].iter().enumerate() {
+                            let c = &mut c_row[v * w..][..w];
+                            redo_exact::<SPLIT>(redo, c, (a, b), (t, blk, i, k), (q, g, v * w));
                         }
                         continue;
                     }
@@ -720,7 +739,7 @@ struct Scratch {
     ta: Tile,
     tb: Tile,
     #[cfg(target_arch = "x86_64")]
-    dot: super::fused_dot_avx512::DotTile,
+    dot: super::fused_dot::DotTile,
 }
 
 std::thread_local! {
@@ -729,7 +748,7 @@ std::thread_local! {
             ta: Tile::new(),
             tb: Tile::new(),
             #[cfg(target_arch = "x86_64")]
-            dot: super::fused_dot_avx512::DotTile::new(),
+            dot: super::fused_dot::DotTile::new(),
         })
     };
 }

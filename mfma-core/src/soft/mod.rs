@@ -18,6 +18,10 @@ mod fused_avx2;
 #[cfg(target_arch = "x86_64")]
 mod fused_avx512;
 #[cfg(target_arch = "x86_64")]
+mod fused_dot;
+#[cfg(target_arch = "x86_64")]
+mod fused_dot_avx2;
+#[cfg(target_arch = "x86_64")]
 mod fused_dot_avx512;
 mod grouped;
 #[cfg(target_arch = "x86_64")]
@@ -1031,39 +1035,43 @@ mod tests {
     }
 
     /// Inputs of a few binades take CDNA3's integer dot product in the
-    /// AVX-512 chain (where the CPU has it), and their chains, from
+    /// AVX2 and AVX-512 chains (those the CPU has), and their chains, from
     /// fragments and from panels, are the loop of the exact instruction.
     #[test]
     fn narrow_fp8_groups_take_the_integer_dot_product() {
-        if Kernels::available() < Kernels::Avx512 {
-            std::println!("skipped: no AVX-512 copy on this CPU");
-            return;
-        }
         use super::fused::DOT_GROUPS;
         use crate::cdna3::{f32_16x16x32_bf8_fp8, f32_32x32x16_fp8_fp8};
-        let (inputs, acc) = (Source::Scaled(-3, 1), Source::Scaled(-12, 8));
-        let before = DOT_GROUPS.get();
-        ChainIsTheLoop { inputs, acc }.visit::<f32_32x32x16_fp8_fp8>();
-        PanelsAreTheLoop { inputs, acc }.visit::<f32_32x32x16_fp8_fp8>();
-        let wide = DOT_GROUPS.get();
-        ChainIsTheLoop { inputs, acc }.visit::<f32_16x16x32_bf8_fp8>();
-        // Chains of 1 + 2 + 3 + 8 + 17 + 33 and 1 + 2 + 5 + 16 steps, 32
-        // rows of one group each; 16 rows of two groups.
-        assert_eq!(wide - before, (64 + 24) * 32);
-        assert_eq!(DOT_GROUPS.get() - wide, 64 * 16 * 2);
-        // Rows about as wide as the path allows (fp8: 2^-6..2^5 is 13
-        // binades a side with its fraction bits, bf8 2^-8..2^5 14): some
-        // groups take it, some are refused, and some refused ones do
-        // truncate a product.
-        for inputs in [Source::Scaled(-6, 4), Source::Scaled(-8, 4)] {
-            let before = DOT_GROUPS.get();
-            ChainIsTheLoop { inputs, acc }.visit::<f32_32x32x16_fp8_fp8>();
-            ChainIsTheLoop { inputs, acc }.visit::<f32_16x16x32_bf8_fp8>();
-            let taken = DOT_GROUPS.get() - before;
-            assert!(
-                taken > 0 && taken < 64 * (32 + 32),
-                "{taken} rows of groups taken"
-            );
+        for copy in [Kernels::Avx2, Kernels::Avx512] {
+            if Kernels::available() < copy {
+                std::println!("skipped: no {} copy on this CPU", copy.name());
+                continue;
+            }
+            with_kernels(copy, || {
+                let (inputs, acc) = (Source::Scaled(-3, 1), Source::Scaled(-12, 8));
+                let before = DOT_GROUPS.get();
+                ChainIsTheLoop { inputs, acc }.visit::<f32_32x32x16_fp8_fp8>();
+                PanelsAreTheLoop { inputs, acc }.visit::<f32_32x32x16_fp8_fp8>();
+                let wide = DOT_GROUPS.get();
+                ChainIsTheLoop { inputs, acc }.visit::<f32_16x16x32_bf8_fp8>();
+                // Chains of 1 + 2 + 3 + 8 + 17 + 33 and 1 + 2 + 5 + 16
+                // steps, 32 rows of one group each; 16 rows of two groups.
+                assert_eq!(wide - before, (64 + 24) * 32, "{}", copy.name());
+                assert_eq!(DOT_GROUPS.get() - wide, 64 * 16 * 2, "{}", copy.name());
+                // Rows about as wide as the path allows (fp8: 2^-6..2^5 is
+                // 13 binades a side with its fraction bits, bf8 2^-8..2^5
+                // 14): some groups take it, some are refused, and some
+                // refused ones do truncate a product.
+                for inputs in [Source::Scaled(-6, 4), Source::Scaled(-8, 4)] {
+                    let before = DOT_GROUPS.get();
+                    ChainIsTheLoop { inputs, acc }.visit::<f32_32x32x16_fp8_fp8>();
+                    ChainIsTheLoop { inputs, acc }.visit::<f32_16x16x32_bf8_fp8>();
+                    let taken = DOT_GROUPS.get() - before;
+                    assert!(
+                        taken > 0 && taken < 64 * (32 + 32),
+                        "{taken} rows of groups taken"
+                    );
+                }
+            });
         }
     }
 

@@ -1,0 +1,72 @@
+//! The fused families' groups in which no product can be truncated, in the
+//! x86 copies: there pass 2 (a product scaled, truncated and added
+//! per k, four operations) is an integer dot product, one `vpdpwssd` per
+//! two k.
+//!
+//! Every nonzero input of a row of A's group lies below `2^(hi + 1)` and is
+//! a multiple of `2^lo`, `lo` its smallest exponent less its type's
+//! fraction bits; likewise each column of B's. Where the widths `hi − lo`
+//! of a row and a column sum to at most [`DOT_WIDTH`], the group's sum
+//! `S` in units of `2^(e_dot − 24)` is the exact dot product of the inputs
+//! as integer counts of `2^lo`, shifted; pass 1 still finds `e_dot`, and
+//! the accumulator step is `fused::fast_combine`'s, on the same `S` and
+//! `e_dot` as passes 1 and 2 would give. A row with a column outside
+//! these bounds is left to those passes (`fused::fast_sums`).
+
+use super::fused::TILE;
+
+/// How wide (`hi − lo`, in binades) a row's plus a column's inputs may be
+/// for their group to take the integer dot product. With `Ê = hi_a + hi_b`
+/// (at least the group's `e_dot`) and `LO = lo_a + lo_b`, every nonzero
+/// product is then a multiple of `2^LO ≥ 2^(Ê − 24) ≥ 2^(e_dot − 24)`: step
+/// 2 of reference CDNA3 4.2 and 4.3 truncates nothing, and 4.3's even and
+/// odd sums, multiples of it too, are not changed by step 3's floors. So
+/// `S = D · 2^(LO − e_dot + 24)` with `D` the exact dot product in units of
+/// `2^LO`, an integer shift (`LO ≥ e_dot − 24`), and `|S| < 16 · 2^26`.
+pub(super) const DOT_WIDTH: i32 = 24;
+
+/// The widest a row's or column's inputs may be on their own: their counts
+/// of `2^lo` are then below `2^15` and fit i16. (With the two widths summing
+/// to at most [`DOT_WIDTH`] a product of counts is below `2^26`, and a
+/// group's sum of 16 below `2^30`: no i32 overflows.)
+pub(super) const I16_WIDTH: i32 = 14;
+
+/// The width of a row or column the path cannot take: all zero, or wider
+/// than [`I16_WIDTH`].
+pub(super) const NO: i32 = 99;
+
+/// Per-row and per-column bounds of one step, and its inputs as i16.
+pub(super) struct DotTile {
+    /// A's inputs as counts of their row and group's `2^lo`, row by row
+    /// (`i·k + kk`): two adjacent k read as one i32 are a `vpdpwssd` pair.
+    pub(super) a_vals: [i16; TILE],
+    /// A's exponents (`i·k + kk`; −512: zero), for pass 1.
+    pub(super) a_e: [i32; TILE],
+    /// Per row and group (`i·groups + gi`): `lo`, width ([`NO`]: not
+    /// taken).
+    pub(super) a_lo: [i32; TILE / 4],
+    pub(super) a_w: [i32; TILE / 4],
+    /// B's inputs as counts of their column and group's `2^lo`, rows `kk`
+    /// and `kk + 1` interleaved: column `j` of pair `p` at `p·N + j`.
+    pub(super) b_pairs: [i32; TILE / 2],
+    /// B's exponents (`kk·N + j`), in 16 bits for pass 1.
+    pub(super) b_e16: [i16; TILE],
+    /// Per group and column (`gi·N + j`): `lo`, width.
+    pub(super) b_lo: [i32; TILE / 4],
+    pub(super) b_w: [i32; TILE / 4],
+}
+
+impl DotTile {
+    pub(super) const fn new() -> Self {
+        DotTile {
+            a_vals: [0; TILE],
+            a_e: [0; TILE],
+            a_lo: [0; TILE / 4],
+            a_w: [NO; TILE / 4],
+            b_pairs: [0; TILE / 2],
+            b_e16: [0; TILE],
+            b_lo: [0; TILE / 4],
+            b_w: [NO; TILE / 4],
+        }
+    }
+}
