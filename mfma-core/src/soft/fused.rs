@@ -628,17 +628,15 @@ fn fast_block<X: Instr, const SPLIT: bool, const N: usize, const W: usize, const
     // 1024^3; fp8 10-25 % faster).
     let paired =
         cfg!(target_arch = "x86_64") && L >= super::cpu::AVX512 && W == 16 && N == 32 && SPLIT;
-    // The integer dot product (`fused_dot_avx512`, `fused_dot_avx2`) for
-    // inputs of few fraction bits, in rows of 16 or 32 outputs.
+    // The integer dot product (`fused_dot`) for inputs of few fraction
+    // bits, in rows of 16 or 32 outputs.
+    #[cfg(target_arch = "x86_64")]
     let dot_types = const {
         X::SPEC.a_type.fraction_bits() <= DOT_FRACTION_BITS
             && X::SPEC.b_type.fraction_bits() <= DOT_FRACTION_BITS
     };
-    let dot512 = cfg!(target_arch = "x86_64")
-        && L >= super::cpu::AVX512
-        && W == 16
-        && N.is_multiple_of(16)
-        && dot_types;
+    #[cfg(target_arch = "x86_64")]
+    let dot512 = L >= super::cpu::AVX512 && W == 16 && N.is_multiple_of(16) && dot_types;
     #[cfg(target_arch = "x86_64")]
     let dot2 = L == super::cpu::AVX2
         && W == 8
@@ -656,11 +654,12 @@ fn fast_block<X: Instr, const SPLIT: bool, const N: usize, const W: usize, const
     let Scratch { ta, tb, dot } = unsafe { &mut *scratch };
     #[cfg(not(target_arch = "x86_64"))]
     let Scratch { ta, tb } = unsafe { &mut *scratch };
+    #[cfg(target_arch = "x86_64")]
+    let frac = (
+        X::SPEC.a_type.fraction_bits(),
+        X::SPEC.b_type.fraction_bits(),
+    );
     for t in 0..steps {
-        let frac = (
-            X::SPEC.a_type.fraction_bits(),
-            X::SPEC.b_type.fraction_bits(),
-        );
         // SAFETY (this and the `step` calls below): `dot512` only in the
         // copy compiled with AVX-512, `dot2` in the one with AVX2, each
         // run only on CPUs that have them.
@@ -732,9 +731,10 @@ fn fast_block<X: Instr, const SPLIT: bool, const N: usize, const W: usize, const
     }
 }
 
-/// The tiles of `fast_block`, per thread: made anew for every call (one
-/// block of a chain, a few steps), zeroing them took a third of the time
-/// of fp8's AVX-512 chain on Zen 4.
+/// The tiles of `fast_block`, kept per thread. Built anew for every call
+/// (one block of a chain, a few steps), the dot product's tile was copied
+/// out of an `Option` by a `memmove` that took a third of fp8's AVX-512
+/// chain time on Zen 4.
 struct Scratch {
     ta: Tile,
     tb: Tile,
@@ -753,13 +753,14 @@ std::thread_local! {
     };
 }
 
-#[cfg(test)]
+#[cfg(all(test, target_arch = "x86_64"))]
 std::thread_local! {
     /// Rows of a group that the integer dot product took on this thread:
     /// the tests check that their inputs reach it.
     pub(super) static DOT_GROUPS: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
 }
 
+#[cfg(target_arch = "x86_64")]
 /// The input types whose groups `fast_block` offers to the integer dot
 /// product first: those of at most this many fraction bits (fp8, bf8).
 /// Their rows and columns are narrow enough on ordinary data (standard

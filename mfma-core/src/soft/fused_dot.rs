@@ -1,7 +1,7 @@
 //! The fused families' groups in which no product can be truncated, in the
-//! x86 copies: there pass 2 (a product scaled, truncated and added
-//! per k, four operations) is an integer dot product, one `vpdpwssd` per
-//! two k.
+//! x86 copies: there pass 2 (a product scaled, truncated and added per k,
+//! four operations) is an integer dot product, two k an instruction
+//! (`vpdpwssd` with AVX-512, `vpmaddwd` with AVX2).
 //!
 //! Every nonzero input of a row of A's group lies below `2^(hi + 1)` and is
 //! a multiple of `2^lo`, `lo` its smallest exponent less its type's

@@ -1038,6 +1038,7 @@ mod tests {
     /// AVX2 and AVX-512 chains (those the CPU has), and their chains, from
     /// fragments and from panels, are the loop of the exact instruction.
     #[test]
+    #[cfg(target_arch = "x86_64")]
     fn narrow_fp8_groups_take_the_integer_dot_product() {
         use super::fused::DOT_GROUPS;
         use crate::cdna3::{f32_16x16x32_bf8_fp8, f32_32x32x16_fp8_fp8};
