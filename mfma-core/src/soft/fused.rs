@@ -608,10 +608,9 @@ impl Tile {
 /// ([`fast_combine`]); lanes it cannot take are redone by [`exact_step`].
 ///
 /// Where no product of a group can be truncated (fp8/bf8 inputs: see
-/// [`DOT_FRACTION_BITS`]), a row of outputs is first offered to the integer
-/// dot product (`fused_dot`); A's and B's tiles
-/// are then decoded for passes 1 and 2 only once a row of the step needs
-/// them.
+/// `fused_dot::DOT_FRACTION_BITS`), a row of outputs is first offered to
+/// the integer dot product (`fused_dot`); A's and B's tiles are then
+/// decoded for passes 1 and 2 only once a row of the step needs them.
 #[inline(always)]
 fn fast_block<X: Instr, const SPLIT: bool, const N: usize, const W: usize, const L: u8>(
     a: Win<'_, Packed>,
@@ -632,8 +631,8 @@ fn fast_block<X: Instr, const SPLIT: bool, const N: usize, const W: usize, const
     // bits, in rows of 16 or 32 outputs.
     #[cfg(target_arch = "x86_64")]
     let dot_types = const {
-        X::SPEC.a_type.fraction_bits() <= DOT_FRACTION_BITS
-            && X::SPEC.b_type.fraction_bits() <= DOT_FRACTION_BITS
+        X::SPEC.a_type.fraction_bits() <= super::fused_dot::DOT_FRACTION_BITS
+            && X::SPEC.b_type.fraction_bits() <= super::fused_dot::DOT_FRACTION_BITS
     };
     #[cfg(target_arch = "x86_64")]
     let dot512 = L >= super::cpu::AVX512 && W == 16 && N.is_multiple_of(16) && dot_types;
@@ -678,9 +677,10 @@ fn fast_block<X: Instr, const SPLIT: bool, const N: usize, const W: usize, const
                 if dot_step {
                     let c_row: &mut [f32; N] = c_row;
                     let (redo, w) = if dot512 {
-                        let redo =
-                            unsafe { dot.avx512_step::<N, SPLIT>((i, q / g), (k, g), c_row) };
-                        (redo.map(|[r0, r1]| [r0, r1, 0, 0]), 16)
+                        (
+                            unsafe { dot.avx512_step::<N, SPLIT>((i, q / g), (k, g), c_row) },
+                            16,
+                        )
                     } else {
                         (
                             unsafe { dot.avx2_step::<N, SPLIT>((i, q / g), k, c_row) },
@@ -759,14 +759,6 @@ std::thread_local! {
     /// the tests check that their inputs reach it.
     pub(super) static DOT_GROUPS: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
 }
-
-#[cfg(target_arch = "x86_64")]
-/// The input types whose groups `fast_block` offers to the integer dot
-/// product first: those of at most this many fraction bits (fp8, bf8).
-/// Their rows and columns are narrow enough on ordinary data (standard
-/// normals: every vector of outputs qualifies); bf16 (7 bits) and f16/xf32
-/// (10) would mostly be decoded for nothing.
-const DOT_FRACTION_BITS: i32 = 3;
 
 /// Step `t` of block `blk`: A's `m × k` and B's `k × N` inputs decoded into
 /// the tiles of passes 1 and 2 (`paired`: B's exponents in 16 bits too).

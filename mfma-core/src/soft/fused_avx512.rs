@@ -240,7 +240,7 @@ unsafe fn short_half<const LO: bool>(s: __m512i, below: __m512) -> __m256 {
 
 /// Lanes 0..8 (`LO`) or 8..16 of two integer vectors and a float one.
 #[inline(always)]
-pub(super) unsafe fn halves<const LO: bool>(
+unsafe fn halves<const LO: bool>(
     s: __m512i,
     unit: __m512i,
     c: __m512,
@@ -266,7 +266,7 @@ pub(super) unsafe fn halves<const LO: bool>(
 /// `t` floored to a multiple of 2^-31 times its leading one: the low 21
 /// bits of its significand cleared, a negative value rounded away from zero.
 #[inline(always)]
-pub(super) unsafe fn floor_31(t: __m512d) -> __m512d {
+unsafe fn floor_31(t: __m512d) -> __m512d {
     // SAFETY: see `fast_sums`.
     unsafe {
         let tb = _mm512_castpd_si512(t);

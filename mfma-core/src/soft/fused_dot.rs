@@ -25,6 +25,13 @@ use super::fused::TILE;
 /// `2^LO`, an integer shift (`LO ≥ e_dot − 24`), and `|S| < 16 · 2^26`.
 pub(super) const DOT_WIDTH: i32 = 24;
 
+/// The input types whose groups `fast_block` offers to the integer dot
+/// product first: those of at most this many fraction bits (fp8, bf8).
+/// Their rows and columns are narrow enough on ordinary data (standard
+/// normals: every vector of outputs qualifies); bf16 (7 bits) and f16/xf32
+/// (10) would mostly be decoded for nothing.
+pub(super) const DOT_FRACTION_BITS: i32 = 3;
+
 /// The widest a row's or column's inputs may be on their own: their counts
 /// of `2^lo` are then below `2^15` and fit i16. (With the two widths summing
 /// to at most [`DOT_WIDTH`] a product of counts is below `2^26`, and a

@@ -102,7 +102,8 @@ impl DotTile {
 
     /// One group `gi` (of `g` k, `k` a step) of row `i` of C (`c`, its
     /// `N` columns), if no product of theirs can be truncated: `None` (and
-    /// `c` as it was) if some can. Else, per vector of 16 columns, the
+    /// `c` as it was) if some can. Else, per vector of 16 columns (one or
+    /// two of the four entries), the
     /// lanes left for the exact path as `fused::fast_combine` returns them
     /// (their `c` as it was).
     ///
@@ -114,7 +115,7 @@ impl DotTile {
         (i, gi): (usize, usize),
         (k, g): (usize, usize),
         c: &mut [f32; N],
-    ) -> Option<[u32; 2]> {
+    ) -> Option<[u32; 4]> {
         let (ai, bi) = (i * (k / g) + gi, gi * N);
         assert!(N == 16 || N == 32, "a row of 16 or 32 outputs");
         // SAFETY: loads of 16 or 32 elements of slices checked to hold
@@ -155,7 +156,7 @@ impl DotTile {
                 }
             }
             let vals = &self.a_vals[i * k + gi * g..][..g];
-            let mut redo = [0; 2];
+            let mut redo = [0; 4];
             for (v, c) in c.as_chunks_mut::<16>().0.iter_mut().enumerate() {
                 let j0 = v * 16;
                 let mut acc = _mm512_setzero_si512();

@@ -735,9 +735,9 @@ mod tests {
     /// ones too, which CDNA3's short cut scales below f32's range), the
     /// limits of the grouped families' fast path: products near 2^-103 with
     /// accumulators near the smallest normal, and products near overflow;
-    /// and inputs of a few binades, whose fp8/bf8 groups CDNA3's AVX-512
-    /// chain sums as integer dot products, with accumulators around and
-    /// below the products and specials.
+    /// and inputs of a few binades, whose fp8/bf8 groups CDNA3's AVX2 and
+    /// AVX-512 chains sum as integer dot products, with accumulators around
+    /// and below the products and specials.
     const REGIMES: [(Source, Source); 9] = [
         (Source::Mixed, Source::Mixed),
         (Source::Scaled(-20, 20), Source::Scaled(-20, 20)),
