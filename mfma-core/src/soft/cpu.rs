@@ -146,6 +146,7 @@ fn env_cap() -> Kernels {
 /// the body may call the intrinsics of those features.
 pub(crate) const PORTABLE: u8 = 0;
 /// See [`PORTABLE`].
+#[cfg(target_arch = "x86_64")]
 pub(crate) const AVX2: u8 = 1;
 /// See [`PORTABLE`].
 pub(crate) const AVX512: u8 = 2;

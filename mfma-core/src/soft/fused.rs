@@ -929,6 +929,7 @@ fn fast_sums<const SPLIT: bool, const W: usize, const L: u8>(
 /// every nonzero product is at least 2^-102 (see [`FAST_EXP`]), so
 /// `e_dot >= -102` and a nonzero `X` is at least `u >= 2^-126`, never below
 /// the normal range (an overflow is ±∞ either way).
+#[cfg(target_arch = "x86_64")]
 pub(super) const SHORT_CUT: i32 = 24;
 
 /// Steps 3–5 for `W` outputs whose sums `sum` (units of `2^(e_dot − 24)`,
@@ -1277,7 +1278,9 @@ mod tests {
         e: &[i32; 16],
         c: &mut [f32; 16],
     ) -> u32 {
-        use super::super::cpu::{AVX2, AVX512, PORTABLE};
+        use super::super::cpu::PORTABLE;
+        #[cfg(target_arch = "x86_64")]
+        use super::super::cpu::{AVX2, AVX512};
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
         fn avx512<const SPLIT: bool>(sum: &[i32; 16], e: &[i32; 16], c: &mut [f32; 16]) -> u32 {

@@ -1,8 +1,12 @@
 //! f16, bf16 and bf16_1k builtins: grouped pairwise f32 sums with
 //! flush-to-zero (reference 4.2).
 
-use super::cpu::{multiversion, AVX2, AVX512};
-use super::{blocks, Kernel, Kernels, Win};
+#[cfg(target_arch = "x86_64")]
+use super::cpu::AVX2;
+use super::cpu::{multiversion, AVX512};
+#[cfg(target_arch = "x86_64")]
+use super::Kernels;
+use super::{blocks, Kernel, Win};
 use crate::instr::Instr;
 use core::marker::PhantomData;
 use half::{bf16, f16};

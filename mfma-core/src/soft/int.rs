@@ -1,6 +1,8 @@
 //! i8 builtins: exact products summed into i32 with wrap-around (reference 4.3).
 
-use super::cpu::{multiversion, AVX2, AVX512};
+use super::cpu::multiversion;
+#[cfg(target_arch = "x86_64")]
+use super::cpu::{AVX2, AVX512};
 use super::{blocks, Kernel, Win};
 use crate::instr::Instr;
 use core::ops::Range;
