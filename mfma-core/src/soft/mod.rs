@@ -703,8 +703,9 @@ mod tests {
         Mixed,
         /// Random values with a binary exponent in the range.
         Scaled(i32, i32),
-        /// As `Scaled`, half of them zeros: some outputs of a group then
-        /// have no nonzero product (for the x86 dot product's test).
+        /// As `Scaled` (one zero in eight), half of the rest zeros too: 9
+        /// in 16 zeros, so that 3 % of the outputs of a group of 16 have no
+        /// nonzero product (for the x86 dot product's test).
         #[cfg(target_arch = "x86_64")]
         Sparse(i32, i32),
     }
@@ -1084,8 +1085,8 @@ mod tests {
                         "{taken} rows of groups taken"
                     );
                 }
-                // Half the inputs zero: outputs with no nonzero product in
-                // rows that take the path (about 1 % of them), beside
+                // 9 in 16 inputs zero: outputs with no nonzero product in
+                // rows that take the path (3 % of them: 0.81^16), beside
                 // accumulators of every kind (tiny ones are where such an
                 // output's largest exponent, far below any real one,
                 // matters: it must leave `c` as it is).
