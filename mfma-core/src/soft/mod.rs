@@ -1096,6 +1096,8 @@ mod tests {
                     ChainIsTheLoop { inputs, acc }.visit::<f32_32x32x16_fp8_fp8>();
                     PanelsAreTheLoop { inputs, acc }.visit::<f32_32x32x16_fp8_fp8>();
                 }
+                // Of 2 × (64 + 24) × 32 rows of groups, all but those with a
+                // column or row of zeros (or too wide) take it.
                 assert!(DOT_GROUPS.get() - before > 2 * 64 * 32, "{}", copy.name());
             });
         }
