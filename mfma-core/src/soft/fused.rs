@@ -734,7 +734,8 @@ fn fast_block<X: Instr, const SPLIT: bool, const N: usize, const W: usize, const
 /// The tiles of `fast_block`, kept per thread. Built anew for every call
 /// (one block of a chain, a few steps), the dot product's tile was copied
 /// out of an `Option` by a `memmove` that took a third of fp8's AVX-512
-/// chain time on Zen 4.
+/// chain time on Zen 4. Kept, they also carry A's decoded rows from one
+/// call to the next (`fused_dot::DotRows`).
 struct Scratch {
     ta: Tile,
     tb: Tile,
@@ -758,6 +759,9 @@ std::thread_local! {
     /// Rows of a group that the integer dot product took on this thread:
     /// the tests check that their inputs reach it.
     pub(super) static DOT_GROUPS: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
+    /// Steps whose decoded rows of A the AVX-512 dot product took from the
+    /// call before (`fused_dot::KEPT_STEPS`) on this thread.
+    pub(super) static DOT_ROWS_KEPT: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
 }
 
 /// Step `t` of block `blk`: A's `m × k` and B's `k × N` inputs decoded into

@@ -13,7 +13,7 @@
 //! `e_dot` as passes 1 and 2 would give. A row with a column outside
 //! these bounds is left to those passes (`fused::fast_sums`).
 
-use super::fused::TILE;
+use super::fused::{Packed, TILE};
 
 /// How wide (`hi − lo`, in binades) a row's plus a column's inputs may be
 /// for their group to take the integer dot product. With `Ê = hi_a + hi_b`
@@ -42,8 +42,13 @@ pub(super) const I16_WIDTH: i32 = 14;
 /// than [`I16_WIDTH`].
 pub(super) const NO: i32 = 99;
 
-/// Per-row and per-column bounds of one step, and its inputs as i16.
-pub(super) struct DotTile {
+/// How many steps of a chain call keep A's decoded rows ([`DotRows`]) for
+/// the next call: the four waves of a workgroup row run one after the
+/// other on the same rows of A (a K tile of 64 is four fp8 steps of 16 k).
+pub(super) const KEPT_STEPS: usize = 4;
+
+/// A's rows of one step, decoded: per-row bounds and the inputs as i16.
+pub(super) struct DotRows {
     /// A's inputs as counts of their row and group's `2^lo`, row by row
     /// (`i·k + kk`): two adjacent k read as one i32 are a `vpdpwssd` pair.
     pub(super) a_vals: [i16; TILE],
@@ -53,6 +58,36 @@ pub(super) struct DotTile {
     /// taken).
     pub(super) a_lo: [i32; TILE / 4],
     pub(super) a_w: [i32; TILE / 4],
+    /// The smallest width of a row and group.
+    pub(super) min_a: i32,
+    /// What these were decoded from, where another call may reuse them:
+    /// `(m, k, g, frac_a, lanes)` (`lanes` the copy's: 16 AVX-512, 8 AVX2)
+    /// and the packed inputs (`i·k + kk`). `None`: not to be reused.
+    pub(super) key: Option<(usize, usize, usize, i32, usize)>,
+    pub(super) raw: [Packed; TILE],
+}
+
+impl DotRows {
+    const fn new() -> Self {
+        DotRows {
+            a_vals: [0; TILE],
+            a_e: [0; TILE],
+            a_lo: [0; TILE / 4],
+            a_w: [NO; TILE / 4],
+            min_a: NO,
+            key: None,
+            raw: [0; TILE],
+        }
+    }
+}
+
+/// Per-row and per-column bounds of one step, and its inputs as i16.
+pub(super) struct DotTile {
+    /// A's rows of the first [`KEPT_STEPS`] steps of a call, and of the
+    /// step being computed if later.
+    pub(super) rows: [DotRows; KEPT_STEPS + 1],
+    /// The step being computed: its rows are `rows[slot]`.
+    pub(super) slot: usize,
     /// B's inputs as counts of their column and group's `2^lo`, rows `kk`
     /// and `kk + 1` interleaved: column `j` of pair `p` at `p·N + j`.
     pub(super) b_pairs: [i32; TILE / 2],
@@ -66,14 +101,18 @@ pub(super) struct DotTile {
 impl DotTile {
     pub(super) const fn new() -> Self {
         DotTile {
-            a_vals: [0; TILE],
-            a_e: [0; TILE],
-            a_lo: [0; TILE / 4],
-            a_w: [NO; TILE / 4],
+            rows: [const { DotRows::new() }; KEPT_STEPS + 1],
+            slot: 0,
             b_pairs: [0; TILE / 2],
             b_e16: [0; TILE],
             b_lo: [0; TILE / 4],
             b_w: [NO; TILE / 4],
         }
+    }
+
+    /// The rows of A of the step being computed.
+    #[inline(always)]
+    pub(super) fn a(&self) -> &DotRows {
+        &self.rows[self.slot]
     }
 }

@@ -3,7 +3,7 @@
 //! bits the same.
 
 use super::fused::{Packed, E_BIAS, M_FIELD, TILE};
-use super::fused_dot::{DotTile, DOT_WIDTH, I16_WIDTH, NO};
+use super::fused_dot::{DotRows, DotTile, DOT_WIDTH, I16_WIDTH, KEPT_STEPS, NO};
 use super::Win;
 use core::arch::x86_64::*;
 
@@ -35,7 +35,6 @@ impl DotTile {
         unsafe {
             let set1 = _mm256_set1_epi32;
             let mut min_b = set1(NO);
-            let mut min_a = NO;
             let rows = b.run::<N>(t, blk, 0, k);
             for gi in 0..groups {
                 for j0 in (0..N).step_by(8) {
@@ -79,50 +78,96 @@ impl DotTile {
                         _mm256_storeu_si256(out.as_mut_ptr().cast(), pair);
                     }
                 }
-                for i in 0..m {
-                    let words = &a.row(t, blk, i, k)[gi * G..][..G];
-                    let w = [
-                        _mm256_loadu_si256(words[..8].as_ptr().cast()),
-                        _mm256_loadu_si256(words[8..].as_ptr().cast()),
-                    ];
-                    let e = [exponents(w[0]), exponents(w[1])];
-                    let es = &mut self.a_e[i * k + gi * G..][..G];
-                    _mm256_storeu_si256(es[..8].as_mut_ptr().cast(), e[0]);
-                    _mm256_storeu_si256(es[8..].as_mut_ptr().cast(), e[1]);
-                    let z = [zeros(w[0]), zeros(w[1])];
-                    let hi = horizontal_max(_mm256_max_epi32(
-                        _mm256_blendv_epi8(e[0], set1(i32::MIN), z[0]),
-                        _mm256_blendv_epi8(e[1], set1(i32::MIN), z[1]),
-                    ));
-                    let min_e = horizontal_min(_mm256_min_epi32(
-                        _mm256_blendv_epi8(e[0], set1(i32::MAX), z[0]),
-                        _mm256_blendv_epi8(e[1], set1(i32::MAX), z[1]),
-                    ));
-                    let width = hi.wrapping_sub(min_e.wrapping_sub(frac_a));
-                    let width = if hi != i32::MIN && width <= I16_WIDTH {
-                        width
-                    } else {
-                        NO
-                    };
-                    let at = i * groups + gi;
-                    self.a_lo[at] = min_e.wrapping_sub(frac_a);
-                    self.a_w[at] = width;
-                    min_a = min_a.min(width);
-                    let v = [
-                        counts(w[0], set1(min_e), 3 + 10 - frac_a),
-                        counts(w[1], set1(min_e), 3 + 10 - frac_a),
-                    ];
-                    // In-lane packing puts the two registers' halves in
-                    // turn; the permutation restores k order.
-                    let v16 = _mm256_permute4x64_epi64::<0xd8>(_mm256_packs_epi32(v[0], v[1]));
-                    let vals = &mut self.a_vals[i * k + gi * G..][..G];
-                    _mm256_storeu_si256(vals.as_mut_ptr().cast(), v16);
-                }
             }
-            min_a + horizontal_min(min_b) <= DOT_WIDTH
+            // A's rows, as in the AVX-512 copy: kept for the next call.
+            let slot = t.min(KEPT_STEPS);
+            self.slot = slot;
+            let key = Some((m, k, G, frac_a, 8));
+            let rows = &mut self.rows[slot];
+            let mut same = t < KEPT_STEPS && rows.key == key;
+            for i in 0..m {
+                same = same && same_inputs(a.row(t, blk, i, k), &rows.raw[i * k..][..k]);
+            }
+            #[cfg(test)]
+            super::fused::DOT_ROWS_KEPT.set(super::fused::DOT_ROWS_KEPT.get() + usize::from(same));
+            if !same {
+                rows.key = None;
+                rows.min_a = NO;
+                for gi in 0..groups {
+                    rows.avx2_decode_group(a, (t, blk), (m, k), gi, frac_a);
+                }
+                rows.key = if t < KEPT_STEPS { key } else { None };
+            }
+            rows.min_a + horizontal_min(min_b) <= DOT_WIDTH
         }
     }
+}
 
+impl DotRows {
+    /// [`DotTile::avx2_decode`]'s part for group `gi` of A's rows.
+    ///
+    /// # Safety
+    /// As [`DotTile::avx2_decode`].
+    #[inline(always)]
+    unsafe fn avx2_decode_group(
+        &mut self,
+        a: Win<'_, Packed>,
+        (t, blk): (usize, usize),
+        (m, k): (usize, usize),
+        gi: usize,
+        frac_a: i32,
+    ) {
+        let groups = k / G;
+        // SAFETY: as in `avx2_decode`.
+        unsafe {
+            let set1 = _mm256_set1_epi32;
+            for i in 0..m {
+                let words = &a.row(t, blk, i, k)[gi * G..][..G];
+                let w = [
+                    _mm256_loadu_si256(words[..8].as_ptr().cast()),
+                    _mm256_loadu_si256(words[8..].as_ptr().cast()),
+                ];
+                let raw = &mut self.raw[i * k + gi * G..][..G];
+                _mm256_storeu_si256(raw[..8].as_mut_ptr().cast(), w[0]);
+                _mm256_storeu_si256(raw[8..].as_mut_ptr().cast(), w[1]);
+                let e = [exponents(w[0]), exponents(w[1])];
+                let es = &mut self.a_e[i * k + gi * G..][..G];
+                _mm256_storeu_si256(es[..8].as_mut_ptr().cast(), e[0]);
+                _mm256_storeu_si256(es[8..].as_mut_ptr().cast(), e[1]);
+                let z = [zeros(w[0]), zeros(w[1])];
+                let hi = horizontal_max(_mm256_max_epi32(
+                    _mm256_blendv_epi8(e[0], set1(i32::MIN), z[0]),
+                    _mm256_blendv_epi8(e[1], set1(i32::MIN), z[1]),
+                ));
+                let min_e = horizontal_min(_mm256_min_epi32(
+                    _mm256_blendv_epi8(e[0], set1(i32::MAX), z[0]),
+                    _mm256_blendv_epi8(e[1], set1(i32::MAX), z[1]),
+                ));
+                let width = hi.wrapping_sub(min_e.wrapping_sub(frac_a));
+                let width = if hi != i32::MIN && width <= I16_WIDTH {
+                    width
+                } else {
+                    NO
+                };
+                let at = i * groups + gi;
+                self.a_lo[at] = min_e.wrapping_sub(frac_a);
+                self.a_w[at] = width;
+                self.min_a = self.min_a.min(width);
+                let v = [
+                    counts(w[0], set1(min_e), 3 + 10 - frac_a),
+                    counts(w[1], set1(min_e), 3 + 10 - frac_a),
+                ];
+                // In-lane packing puts the two registers' halves in
+                // turn; the permutation restores k order.
+                let v16 = _mm256_permute4x64_epi64::<0xd8>(_mm256_packs_epi32(v[0], v[1]));
+                let vals = &mut self.a_vals[i * k + gi * G..][..G];
+                _mm256_storeu_si256(vals.as_mut_ptr().cast(), v16);
+            }
+        }
+    }
+}
+
+impl DotTile {
     /// One group `gi` (of [`G`] k, `k` a step) of row `i` of C (`c`, its
     /// `N` columns), if no product of theirs can be truncated: `None` (and
     /// `c` as it was) if some can. Else, per vector of 8 columns, the lanes
@@ -143,7 +188,7 @@ impl DotTile {
         // A's pairs two i16 of the group's 16, and register operations.
         unsafe {
             let set1 = _mm256_set1_epi32;
-            let room = set1(DOT_WIDTH - self.a_w[ai]);
+            let room = set1(DOT_WIDTH - self.a().a_w[ai]);
             let mut wide = _mm256_setzero_si256();
             for j0 in (0..N).step_by(8) {
                 wide = _mm256_or_si256(wide, _mm256_cmpgt_epi32(load8(&self.b_w[bi + j0..]), room));
@@ -151,8 +196,8 @@ impl DotTile {
             if _mm256_testz_si256(wide, wide) == 0 {
                 return None;
             }
-            let ea = &self.a_e[i * k + gi * G..][..G];
-            let vals = &self.a_vals[i * k + gi * G..][..G];
+            let ea = &self.a().a_e[i * k + gi * G..][..G];
+            let vals = &self.a().a_vals[i * k + gi * G..][..G];
             let mut redo = [0; 4];
             for (h, c) in c.as_chunks_mut::<16>().0.iter_mut().enumerate() {
                 // Pass 1 for 16 columns in 16-bit lanes (see the AVX-512 copy).
@@ -175,7 +220,8 @@ impl DotTile {
                         acc = _mm256_add_epi32(acc, _mm256_madd_epi16(x, y));
                     }
                     // S = acc · 2^(LO − (e_dot − 24)), as the AVX-512 copy.
-                    let lo = _mm256_add_epi32(set1(self.a_lo[ai]), load8(&self.b_lo[bi + j0..]));
+                    let lo =
+                        _mm256_add_epi32(set1(self.a().a_lo[ai]), load8(&self.b_lo[bi + j0..]));
                     let by = _mm256_sub_epi32(_mm256_add_epi32(lo, set1(24)), e_dot[v]);
                     let (mut s, mut e) = ([0i32; 8], [0i32; 8]);
                     _mm256_storeu_si256(s.as_mut_ptr().cast(), _mm256_sllv_epi32(acc, by));
@@ -227,6 +273,23 @@ unsafe fn zeros(w: __m256i) -> __m256i {
     unsafe {
         let m = _mm256_and_si256(w, _mm256_set1_epi32(M_FIELD as i32));
         _mm256_cmpeq_epi32(m, _mm256_setzero_si256())
+    }
+}
+
+/// Whether a row of A's packed inputs (a multiple of 8 of them) is the one
+/// kept.
+#[inline(always)]
+unsafe fn same_inputs(row: &[Packed], kept: &[Packed]) -> bool {
+    assert!(row.len() == kept.len() && row.len().is_multiple_of(8));
+    let mut differ = _mm256_setzero_si256();
+    // SAFETY: loads of 8 elements of two slices checked to hold them.
+    unsafe {
+        for at in (0..row.len()).step_by(8) {
+            let x = _mm256_loadu_si256(row[at..][..8].as_ptr().cast());
+            let y = _mm256_loadu_si256(kept[at..][..8].as_ptr().cast());
+            differ = _mm256_or_si256(differ, _mm256_xor_si256(x, y));
+        }
+        _mm256_testz_si256(differ, differ) == 1
     }
 }
 

@@ -1103,6 +1103,85 @@ mod tests {
         }
     }
 
+    /// Chains that share A, as the waves of a workgroup row do one after
+    /// the other, reuse its decoded rows in the x86 dot products (AVX2 and
+    /// AVX-512, those the CPU has) for their first `KEPT_STEPS` steps, and
+    /// give the loop's bits; a chain whose A differs in one input of its
+    /// last row does not reuse them.
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn chains_sharing_a_reuse_its_decoded_rows() {
+        use super::fused::DOT_ROWS_KEPT;
+        use super::fused_dot::KEPT_STEPS;
+        use crate::cdna3::f32_32x32x16_fp8_fp8 as X;
+        let mut rng = Bits(0x05ee_da11);
+        let narrow = Source::Scaled(-3, 1);
+        for len in [1, KEPT_STEPS, KEPT_STEPS + 2] {
+            let a: std::vec::Vec<FragA<X>> = (0..len)
+                .map(|_| FragA::<X>::from_fn(|_, _, _| rng.from(narrow)))
+                .collect();
+            // The third chain's A: one input of the last row of its last
+            // step changed (to a value the path still takes).
+            let mut a_changed = a.clone();
+            let last = a_changed.last_mut().expect("a step");
+            let (m, k) = (X::SPEC.m, X::SPEC.k);
+            let old = last.get(0, m - 1, k - 1);
+            let new = (1..)
+                .map(|_| rng.from(narrow))
+                .find(|x: &_| *x != old)
+                .expect("a value");
+            *last = FragA::<X>::from_fn(|blk, i, kk| {
+                if (blk, i, kk) == (0, m - 1, k - 1) {
+                    new
+                } else {
+                    last.get(blk, i, kk)
+                }
+            });
+            let chains: std::vec::Vec<_> = [&a, &a, &a_changed, &a_changed]
+                .into_iter()
+                .map(|a| {
+                    let b: std::vec::Vec<FragB<X>> = (0..len)
+                        .map(|_| FragB::<X>::from_fn(|_, _, _| rng.from(narrow)))
+                        .collect();
+                    let c = Acc::<X>::from_fn(|_, _, _| rng.from(Source::Scaled(-12, 8)));
+                    (a, b, c)
+                })
+                .collect();
+            each_copy(|copy| {
+                if copy == Kernels::Portable {
+                    return;
+                }
+                let before = DOT_ROWS_KEPT.get();
+                let got: std::vec::Vec<Acc<X>> = chains
+                    .iter()
+                    .map(|(a, b, c)| {
+                        let mut d = *c;
+                        crate::execute_chain_into::<X, 0, 0, 0>(a, b, &mut d);
+                        d
+                    })
+                    .collect();
+                let reused = DOT_ROWS_KEPT.get() - before;
+                for ((a, b, c), got) in chains.iter().zip(&got) {
+                    let mut looped = *c;
+                    for (a, b) in a.iter().zip(b) {
+                        super::run::<X>(Modifiers::NONE, a, b, &mut looped);
+                    }
+                    assert_same_bits(got, &looped, &std::format!("chain of {len}"));
+                }
+                // The second and fourth chains reuse every kept step, the
+                // third all but its last (if kept).
+                let kept = len.min(KEPT_STEPS);
+                let changed = usize::from(len <= KEPT_STEPS);
+                assert_eq!(
+                    reused,
+                    3 * kept - changed,
+                    "{}: chains of {len}",
+                    copy.name()
+                );
+            });
+        }
+    }
+
     /// Says which copies this CPU runs, and so which the tests compare
     /// (`cargo test -- --nocapture copies_this_cpu_runs`).
     #[test]
