@@ -241,7 +241,7 @@ unsafe fn same_inputs(row: &[Packed], kept: &[Packed]) -> bool {
     // SAFETY: masked loads of the elements of two slices of one length.
     unsafe {
         for at in (0..row.len()).step_by(16) {
-            let live = (u32::MAX >> 16u32.saturating_sub((row.len() - at) as u32)) as __mmask16;
+            let live = ((1u32 << (row.len() - at).min(16)) - 1) as __mmask16;
             let x = _mm512_maskz_loadu_epi32(live, row[at..].as_ptr().cast());
             let y = _mm512_maskz_loadu_epi32(live, kept[at..].as_ptr().cast());
             same &= _mm512_cmpneq_epi32_mask(x, y) == 0;
@@ -292,5 +292,35 @@ unsafe fn counts(w: __m512i, min_e: __m512i, shift: i32) -> __m512i {
         // A negative count (a zero's exponent) shifts everything out.
         let mag = _mm512_sllv_epi32(m, _mm512_sub_epi32(exponents(w), min_e));
         _mm512_mask_sub_epi32(mag, _mm512_movepi32_mask(w), _mm512_setzero_si512(), mag)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// `same_inputs` compares exactly the words of its slices, whatever
+    /// their length (the last masked load short), and nothing past them.
+    #[test]
+    fn same_inputs_sees_every_word_and_no_other() {
+        if !std::is_x86_feature_detected!("avx512f") {
+            std::println!("skipped: no AVX-512 on this CPU");
+            return;
+        }
+        let words: std::vec::Vec<u32> = (0..40u32).map(|x| x.wrapping_mul(0x9e37_79b9)).collect();
+        for len in [1, 8, 15, 16, 17, 24, 32] {
+            let mut kept = words.clone();
+            // SAFETY (all three calls): the CPU has AVX-512 F (above).
+            assert!(unsafe { super::same_inputs(&words[..len], &kept[..len]) });
+            // Past the slices: not compared.
+            kept[len] ^= 1;
+            assert!(unsafe { super::same_inputs(&words[..len], &kept[..len]) });
+            for at in 0..len {
+                kept[at] ^= 1 << (at % 32);
+                assert!(
+                    !unsafe { super::same_inputs(&words[..len], &kept[..len]) },
+                    "{len} {at}"
+                );
+                kept[at] ^= 1 << (at % 32);
+            }
+        }
     }
 }
