@@ -759,7 +759,7 @@ std::thread_local! {
     /// Rows of a group that the integer dot product took on this thread:
     /// the tests check that their inputs reach it.
     pub(super) static DOT_GROUPS: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
-    /// Steps whose decoded rows of A the AVX-512 dot product took from the
+    /// Steps whose decoded rows of A the x86 dot products took from the
     /// call before (`fused_dot::KEPT_STEPS`) on this thread.
     pub(super) static DOT_ROWS_KEPT: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
 }

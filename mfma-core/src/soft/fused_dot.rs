@@ -62,7 +62,8 @@ pub(super) struct DotRows {
     pub(super) min_a: i32,
     /// What these were decoded from, where another call may reuse them:
     /// `(m, k, g, frac_a, lanes)` (`lanes` the copy's: 16 AVX-512, 8 AVX2)
-    /// and the packed inputs (`i·k + kk`). `None`: not to be reused.
+    /// and the packed inputs (`raw`, `i·k + kk`). `None`: not to be
+    /// reused.
     pub(super) key: Option<(usize, usize, usize, i32, usize)>,
     pub(super) raw: [Packed; TILE],
 }
