@@ -14,6 +14,7 @@
 //! these bounds is left to those passes (`fused::fast_sums`).
 
 use super::fused::{Packed, TILE};
+use super::Win;
 
 /// How wide (`hi − lo`, in binades) a row's plus a column's inputs may be
 /// for their group to take the integer dot product. With `Ê = hi_a + hi_b`
@@ -115,5 +116,83 @@ impl DotTile {
     #[inline(always)]
     pub(super) fn a(&self) -> &DotRows {
         &self.rows[self.slot]
+    }
+}
+
+/// A copy's part in keeping A's rows ([`DotTile::rows_of_step`]): its
+/// compare of a row's packed inputs with the kept ones and its decoding of a
+/// group of rows. Trait functions rather than closures, so that they inline
+/// into the copy's code and are compiled with its features.
+pub(super) trait RowsCopy {
+    /// The copy's lanes, named in [`DotRows::key`]: rows that another copy
+    /// decoded are not taken.
+    const LANES: usize;
+
+    /// Whether `row` holds the same words as `kept` (of one length).
+    ///
+    /// # Safety
+    /// The CPU must have the copy's features, and the caller must be
+    /// compiled with them.
+    unsafe fn same_inputs(row: &[Packed], kept: &[Packed]) -> bool;
+
+    /// Decodes group `gi` (of `g` k) of A's `m` rows of step `t` of block
+    /// `blk` into `rows`, `frac_a` the fraction bits of A's type.
+    ///
+    /// # Safety
+    /// As [`RowsCopy::same_inputs`].
+    unsafe fn decode_group(
+        rows: &mut DotRows,
+        a: Win<'_, Packed>,
+        at: (usize, usize),
+        shape: (usize, usize, usize),
+        gi: usize,
+        frac_a: i32,
+    );
+}
+
+impl DotTile {
+    /// Makes step `t`'s rows of A (`m × k`, groups of `g`) the current
+    /// ones ([`DotTile::slot`]) and returns their smallest width: the rows
+    /// the call before kept for this step where its shape, type, copy and
+    /// packed inputs are the same (the first [`KEPT_STEPS`] steps), else
+    /// the rows copy `C` decodes. The waves of a workgroup row, one after
+    /// the other, share them (each decodes its own B). On Zen 5 and the
+    /// Sapphire Rapids Xeon that made fp8's GEMM 7–12 % faster (one
+    /// thread, 1024³, median per-round ratio of 30 rounds in one process):
+    /// decoding A's rows took about a sixth of its time.
+    ///
+    /// # Safety
+    /// As [`RowsCopy::same_inputs`].
+    #[inline(always)]
+    pub(super) unsafe fn rows_of_step<C: RowsCopy>(
+        &mut self,
+        a: Win<'_, Packed>,
+        (t, blk): (usize, usize),
+        (m, k, g): (usize, usize, usize),
+        frac_a: i32,
+    ) -> i32 {
+        let slot = t.min(KEPT_STEPS);
+        self.slot = slot;
+        let key = Some((m, k, g, frac_a, C::LANES));
+        let rows = &mut self.rows[slot];
+        // (A loop, not `all` with a closure: a closure would not inherit
+        // the caller's target features.)
+        let mut same = t < KEPT_STEPS && rows.key == key;
+        for i in 0..m {
+            // SAFETY: as this function's.
+            same = same && unsafe { C::same_inputs(a.row(t, blk, i, k), &rows.raw[i * k..][..k]) };
+        }
+        #[cfg(test)]
+        super::fused::DOT_ROWS_KEPT.set(super::fused::DOT_ROWS_KEPT.get() + usize::from(same));
+        if !same {
+            rows.key = None;
+            rows.min_a = NO;
+            for gi in 0..k / g {
+                // SAFETY: as this function's.
+                unsafe { C::decode_group(rows, a, (t, blk), (m, k, g), gi, frac_a) };
+            }
+            rows.key = if t < KEPT_STEPS { key } else { None };
+        }
+        rows.min_a
     }
 }

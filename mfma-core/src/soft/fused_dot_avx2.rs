@@ -3,7 +3,7 @@
 //! bits the same.
 
 use super::fused::{Packed, E_BIAS, M_FIELD, TILE};
-use super::fused_dot::{DotRows, DotTile, DOT_WIDTH, I16_WIDTH, KEPT_STEPS, NO};
+use super::fused_dot::{DotRows, DotTile, RowsCopy, DOT_WIDTH, I16_WIDTH, NO};
 use super::Win;
 use core::arch::x86_64::*;
 
@@ -79,27 +79,37 @@ impl DotTile {
                     }
                 }
             }
-            // A's rows, as in the AVX-512 copy: kept for the next call.
-            let slot = t.min(KEPT_STEPS);
-            self.slot = slot;
-            let key = Some((m, k, G, frac_a, 8));
-            let rows = &mut self.rows[slot];
-            let mut same = t < KEPT_STEPS && rows.key == key;
-            for i in 0..m {
-                same = same && same_inputs(a.row(t, blk, i, k), &rows.raw[i * k..][..k]);
-            }
-            #[cfg(test)]
-            super::fused::DOT_ROWS_KEPT.set(super::fused::DOT_ROWS_KEPT.get() + usize::from(same));
-            if !same {
-                rows.key = None;
-                rows.min_a = NO;
-                for gi in 0..groups {
-                    rows.avx2_decode_group(a, (t, blk), (m, k), gi, frac_a);
-                }
-                rows.key = if t < KEPT_STEPS { key } else { None };
-            }
-            rows.min_a + horizontal_min(min_b) <= DOT_WIDTH
+            // A's rows, each its own bounds, kept for the next call.
+            let min_a = self.rows_of_step::<Avx2>(a, (t, blk), (m, k, G), frac_a);
+            min_a + horizontal_min(min_b) <= DOT_WIDTH
         }
+    }
+}
+
+/// The AVX2 copy's part in keeping A's rows.
+pub(super) struct Avx2;
+
+impl RowsCopy for Avx2 {
+    const LANES: usize = 8;
+
+    #[inline(always)]
+    unsafe fn same_inputs(row: &[Packed], kept: &[Packed]) -> bool {
+        // SAFETY: the trait's conditions are `same_inputs`'.
+        unsafe { same_inputs(row, kept) }
+    }
+
+    #[inline(always)]
+    unsafe fn decode_group(
+        rows: &mut DotRows,
+        a: Win<'_, Packed>,
+        at: (usize, usize),
+        (m, k, g): (usize, usize, usize),
+        gi: usize,
+        frac_a: i32,
+    ) {
+        assert_eq!(g, G, "groups of {G} k");
+        // SAFETY: as above.
+        unsafe { rows.avx2_decode_group(a, at, (m, k), gi, frac_a) }
     }
 }
 

@@ -2,7 +2,7 @@
 //! `vpdpwssd` per two k).
 
 use super::fused::{Packed, E_BIAS, M_FIELD, TILE};
-use super::fused_dot::{DotRows, DotTile, DOT_WIDTH, I16_WIDTH, KEPT_STEPS, NO};
+use super::fused_dot::{DotRows, DotTile, RowsCopy, DOT_WIDTH, I16_WIDTH, NO};
 use super::Win;
 use core::arch::x86_64::*;
 
@@ -10,13 +10,8 @@ impl DotTile {
     /// Decodes step `t` of block `blk`: A's `m` rows and B's `N` columns,
     /// `k` each, in groups of `g` (even, at most 16); `frac` the fraction
     /// bits of A's and B's types. Returns whether some row and vector of
-    /// columns may take the path. A's rows are kept per step (the first
-    /// [`KEPT_STEPS`]) and taken as they are where the next call's inputs
-    /// for that step are the same: the waves of a workgroup row share
-    /// them (each decodes its own B). On Zen 5 and the Sapphire Rapids
-    /// Xeon that made fp8's GEMM 7–12 % faster (one thread, 1024³, median
-    /// per-round ratio of 30 rounds in one process): decoding A's rows
-    /// took about a sixth of its time.
+    /// columns may take the path. A's rows come from
+    /// [`DotTile::rows_of_step`], kept from the call before where they can.
     ///
     /// # Safety
     /// The CPU must have AVX-512 F, BW and VNNI, and the caller must be
@@ -78,30 +73,36 @@ impl DotTile {
                     }
                 }
             }
-            // A's rows, each its own bounds, unless the last call decoded
-            // the same inputs for this step.
-            let slot = t.min(KEPT_STEPS);
-            self.slot = slot;
-            let key = Some((m, k, g, frac_a, 16));
-            let rows = &mut self.rows[slot];
-            // (A loop, not `all` with a closure: a closure would not
-            // inherit the caller's target features.)
-            let mut same = t < KEPT_STEPS && rows.key == key;
-            for i in 0..m {
-                same = same && same_inputs(a.row(t, blk, i, k), &rows.raw[i * k..][..k]);
-            }
-            #[cfg(test)]
-            super::fused::DOT_ROWS_KEPT.set(super::fused::DOT_ROWS_KEPT.get() + usize::from(same));
-            if !same {
-                rows.key = None;
-                rows.min_a = NO;
-                for gi in 0..groups {
-                    rows.decode_group(a, (t, blk), (m, k, g), gi, frac_a);
-                }
-                rows.key = if t < KEPT_STEPS { key } else { None };
-            }
-            rows.min_a + min_b <= DOT_WIDTH
+            // A's rows, each its own bounds, kept for the next call.
+            let min_a = self.rows_of_step::<Avx512>(a, (t, blk), (m, k, g), frac_a);
+            min_a + min_b <= DOT_WIDTH
         }
+    }
+}
+
+/// The AVX-512 copy's part in keeping A's rows.
+pub(super) struct Avx512;
+
+impl RowsCopy for Avx512 {
+    const LANES: usize = 16;
+
+    #[inline(always)]
+    unsafe fn same_inputs(row: &[Packed], kept: &[Packed]) -> bool {
+        // SAFETY: the trait's conditions are `same_inputs`'.
+        unsafe { same_inputs(row, kept) }
+    }
+
+    #[inline(always)]
+    unsafe fn decode_group(
+        rows: &mut DotRows,
+        a: Win<'_, Packed>,
+        at: (usize, usize),
+        shape: (usize, usize, usize),
+        gi: usize,
+        frac_a: i32,
+    ) {
+        // SAFETY: as above.
+        unsafe { rows.decode_group(a, at, shape, gi, frac_a) }
     }
 }
 
