@@ -92,43 +92,36 @@ pub(super) struct Avx2;
 impl RowsCopy for Avx2 {
     const LANES: usize = 8;
 
+    /// Whether a row of A's packed inputs (a multiple of 8 of them) is the one
+    /// kept.
     #[inline(always)]
     unsafe fn same_inputs(row: &[Packed], kept: &[Packed]) -> bool {
-        // SAFETY: the trait's conditions are `same_inputs`'.
-        unsafe { same_inputs(row, kept) }
+        assert!(row.len() == kept.len() && row.len().is_multiple_of(8));
+        let mut differ = _mm256_setzero_si256();
+        // SAFETY: loads of 8 elements of two slices checked to hold them.
+        unsafe {
+            for at in (0..row.len()).step_by(8) {
+                let x = _mm256_loadu_si256(row[at..][..8].as_ptr().cast());
+                let y = _mm256_loadu_si256(kept[at..][..8].as_ptr().cast());
+                differ = _mm256_or_si256(differ, _mm256_xor_si256(x, y));
+            }
+            _mm256_testz_si256(differ, differ) == 1
+        }
     }
 
     #[inline(always)]
     unsafe fn decode_group(
         rows: &mut DotRows,
         a: Win<'_, Packed>,
-        at: (usize, usize),
+        (t, blk): (usize, usize),
         (m, k, g): (usize, usize, usize),
         gi: usize,
         frac_a: i32,
     ) {
         assert_eq!(g, G, "groups of {G} k");
-        // SAFETY: as above.
-        unsafe { rows.avx2_decode_group(a, at, (m, k), gi, frac_a) }
-    }
-}
-
-impl DotRows {
-    /// [`DotTile::avx2_decode`]'s part for group `gi` of A's rows.
-    ///
-    /// # Safety
-    /// As [`DotTile::avx2_decode`].
-    #[inline(always)]
-    unsafe fn avx2_decode_group(
-        &mut self,
-        a: Win<'_, Packed>,
-        (t, blk): (usize, usize),
-        (m, k): (usize, usize),
-        gi: usize,
-        frac_a: i32,
-    ) {
         let groups = k / G;
-        // SAFETY: as in `avx2_decode`.
+        // SAFETY: loads and stores as in `DotTile::avx2_decode`; the
+        // features are the trait's condition.
         unsafe {
             let set1 = _mm256_set1_epi32;
             for i in 0..m {
@@ -137,11 +130,11 @@ impl DotRows {
                     _mm256_loadu_si256(words[..8].as_ptr().cast()),
                     _mm256_loadu_si256(words[8..].as_ptr().cast()),
                 ];
-                let raw = &mut self.raw[i * k + gi * G..][..G];
+                let raw = &mut rows.raw[i * k + gi * G..][..G];
                 _mm256_storeu_si256(raw[..8].as_mut_ptr().cast(), w[0]);
                 _mm256_storeu_si256(raw[8..].as_mut_ptr().cast(), w[1]);
                 let e = [exponents(w[0]), exponents(w[1])];
-                let es = &mut self.a_e[i * k + gi * G..][..G];
+                let es = &mut rows.a_e[i * k + gi * G..][..G];
                 _mm256_storeu_si256(es[..8].as_mut_ptr().cast(), e[0]);
                 _mm256_storeu_si256(es[8..].as_mut_ptr().cast(), e[1]);
                 let z = [zeros(w[0]), zeros(w[1])];
@@ -160,9 +153,9 @@ impl DotRows {
                     NO
                 };
                 let at = i * groups + gi;
-                self.a_lo[at] = min_e.wrapping_sub(frac_a);
-                self.a_w[at] = width;
-                self.min_a = self.min_a.min(width);
+                rows.a_lo[at] = min_e.wrapping_sub(frac_a);
+                rows.a_w[at] = width;
+                rows.min_a = rows.min_a.min(width);
                 let v = [
                     counts(w[0], set1(min_e), 3 + 10 - frac_a),
                     counts(w[1], set1(min_e), 3 + 10 - frac_a),
@@ -170,7 +163,7 @@ impl DotRows {
                 // In-lane packing puts the two registers' halves in
                 // turn; the permutation restores k order.
                 let v16 = _mm256_permute4x64_epi64::<0xd8>(_mm256_packs_epi32(v[0], v[1]));
-                let vals = &mut self.a_vals[i * k + gi * G..][..G];
+                let vals = &mut rows.a_vals[i * k + gi * G..][..G];
                 _mm256_storeu_si256(vals.as_mut_ptr().cast(), v16);
             }
         }
@@ -283,23 +276,6 @@ unsafe fn zeros(w: __m256i) -> __m256i {
     unsafe {
         let m = _mm256_and_si256(w, _mm256_set1_epi32(M_FIELD as i32));
         _mm256_cmpeq_epi32(m, _mm256_setzero_si256())
-    }
-}
-
-/// Whether a row of A's packed inputs (a multiple of 8 of them) is the one
-/// kept.
-#[inline(always)]
-unsafe fn same_inputs(row: &[Packed], kept: &[Packed]) -> bool {
-    assert!(row.len() == kept.len() && row.len().is_multiple_of(8));
-    let mut differ = _mm256_setzero_si256();
-    // SAFETY: loads of 8 elements of two slices checked to hold them.
-    unsafe {
-        for at in (0..row.len()).step_by(8) {
-            let x = _mm256_loadu_si256(row[at..][..8].as_ptr().cast());
-            let y = _mm256_loadu_si256(kept[at..][..8].as_ptr().cast());
-            differ = _mm256_or_si256(differ, _mm256_xor_si256(x, y));
-        }
-        _mm256_testz_si256(differ, differ) == 1
     }
 }
 

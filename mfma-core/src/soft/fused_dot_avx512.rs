@@ -86,34 +86,26 @@ pub(super) struct Avx512;
 impl RowsCopy for Avx512 {
     const LANES: usize = 16;
 
+    /// Whether a row of A's packed inputs is the one kept (`k` of them).
     #[inline(always)]
     unsafe fn same_inputs(row: &[Packed], kept: &[Packed]) -> bool {
-        // SAFETY: the trait's conditions are `same_inputs`'.
-        unsafe { same_inputs(row, kept) }
+        assert_eq!(row.len(), kept.len());
+        let mut same = true;
+        // SAFETY: masked loads of the elements of two slices of one length.
+        unsafe {
+            for at in (0..row.len()).step_by(16) {
+                let live = ((1u32 << (row.len() - at).min(16)) - 1) as __mmask16;
+                let x = _mm512_maskz_loadu_epi32(live, row[at..].as_ptr().cast());
+                let y = _mm512_maskz_loadu_epi32(live, kept[at..].as_ptr().cast());
+                same &= _mm512_cmpneq_epi32_mask(x, y) == 0;
+            }
+        }
+        same
     }
 
     #[inline(always)]
     unsafe fn decode_group(
         rows: &mut DotRows,
-        a: Win<'_, Packed>,
-        at: (usize, usize),
-        shape: (usize, usize, usize),
-        gi: usize,
-        frac_a: i32,
-    ) {
-        // SAFETY: as above.
-        unsafe { rows.decode_group(a, at, shape, gi, frac_a) }
-    }
-}
-
-impl DotRows {
-    /// [`DotTile::avx512_decode`]'s part for group `gi` of A's rows.
-    ///
-    /// # Safety
-    /// As [`DotTile::avx512_decode`].
-    #[inline(always)]
-    unsafe fn decode_group(
-        &mut self,
         a: Win<'_, Packed>,
         (t, blk): (usize, usize),
         (m, k, g): (usize, usize, usize),
@@ -122,16 +114,17 @@ impl DotRows {
     ) {
         let groups = k / g;
         let live = ((1u32 << g) - 1) as __mmask16;
-        // SAFETY: as in `avx512_decode`.
+        // SAFETY: masked loads and stores as in `DotTile::avx512_decode`;
+        // the features are the trait's condition.
         unsafe {
             let m_field = _mm512_set1_epi32(M_FIELD as i32);
             for i in 0..m {
                 let w = group_of_row(a.row(t, blk, i, k), gi, g);
-                let raw = &mut self.raw[i * k + gi * g..][..g];
+                let raw = &mut rows.raw[i * k + gi * g..][..g];
                 _mm512_mask_storeu_epi32(raw.as_mut_ptr().cast(), live, w);
                 let nz = _mm512_mask_test_epi32_mask(live, w, m_field);
                 let e = exponents(w);
-                let es = &mut self.a_e[i * k + gi * g..][..g];
+                let es = &mut rows.a_e[i * k + gi * g..][..g];
                 _mm512_mask_storeu_epi32(es.as_mut_ptr(), live, e);
                 let hi = _mm512_mask_reduce_max_epi32(nz, e);
                 let min_e = _mm512_mask_reduce_min_epi32(nz, e);
@@ -142,11 +135,11 @@ impl DotRows {
                     NO
                 };
                 let at = i * groups + gi;
-                self.a_lo[at] = min_e.wrapping_sub(frac_a);
-                self.a_w[at] = width;
-                self.min_a = self.min_a.min(width);
+                rows.a_lo[at] = min_e.wrapping_sub(frac_a);
+                rows.a_w[at] = width;
+                rows.min_a = rows.min_a.min(width);
                 let v = counts(w, _mm512_set1_epi32(min_e), 3 + 10 - frac_a);
-                let vals = &mut self.a_vals[i * k + gi * g..][..g];
+                let vals = &mut rows.a_vals[i * k + gi * g..][..g];
                 _mm512_mask_cvtepi32_storeu_epi16(vals.as_mut_ptr(), live, v);
             }
         }
@@ -234,23 +227,6 @@ impl DotTile {
     }
 }
 
-/// Whether a row of A's packed inputs is the one kept (`k` of them).
-#[inline(always)]
-unsafe fn same_inputs(row: &[Packed], kept: &[Packed]) -> bool {
-    assert_eq!(row.len(), kept.len());
-    let mut same = true;
-    // SAFETY: masked loads of the elements of two slices of one length.
-    unsafe {
-        for at in (0..row.len()).step_by(16) {
-            let live = ((1u32 << (row.len() - at).min(16)) - 1) as __mmask16;
-            let x = _mm512_maskz_loadu_epi32(live, row[at..].as_ptr().cast());
-            let y = _mm512_maskz_loadu_epi32(live, kept[at..].as_ptr().cast());
-            same &= _mm512_cmpneq_epi32_mask(x, y) == 0;
-        }
-    }
-    same
-}
-
 /// Group `gi` (`g` k) of a row of A, in the low `g` lanes.
 #[inline(always)]
 unsafe fn group_of_row(row: &[Packed], gi: usize, g: usize) -> __m512i {
@@ -310,14 +286,20 @@ mod tests {
         for len in [1, 8, 15, 16, 17, 24, 32] {
             let mut kept = words.clone();
             // SAFETY (all three calls): the CPU has AVX-512 F (above).
-            assert!(unsafe { super::same_inputs(&words[..len], &kept[..len]) });
+            assert!(unsafe {
+                <super::Avx512 as super::RowsCopy>::same_inputs(&words[..len], &kept[..len])
+            });
             // Past the slices: not compared.
             kept[len] ^= 1;
-            assert!(unsafe { super::same_inputs(&words[..len], &kept[..len]) });
+            assert!(unsafe {
+                <super::Avx512 as super::RowsCopy>::same_inputs(&words[..len], &kept[..len])
+            });
             for at in 0..len {
                 kept[at] ^= 1 << (at % 32);
                 assert!(
-                    !unsafe { super::same_inputs(&words[..len], &kept[..len]) },
+                    !unsafe {
+                        <super::Avx512 as super::RowsCopy>::same_inputs(&words[..len], &kept[..len])
+                    },
                     "{len} {at}"
                 );
                 kept[at] ^= 1 << (at % 32);
