@@ -634,6 +634,17 @@ mod tests {
         }
     }
 
+    /// `c` after the instructions `a[t]·b[t]` one by one, through the
+    /// per-instruction kernel (not `execute_into`, which is itself a
+    /// chain of one when modifiers are zero): what a chain must equal.
+    fn the_loop<X: Instr>(a: &[FragA<X>], b: &[FragB<X>], c: Acc<X>) -> Acc<X> {
+        let mut looped = c;
+        for (a, b) in a.iter().zip(b) {
+            super::run::<X>(Modifiers::NONE, a, b, &mut looped);
+        }
+        looped
+    }
+
     /// Two accumulators have the same bits (NaN by class).
     fn assert_same_bits<X: Instr>(got: &Acc<X>, want: &Acc<X>, what: &str) {
         for (idx, (g, w)) in got
@@ -784,12 +795,7 @@ mod tests {
                 let c = Acc::<X>::from_fn(|_, _, _| rng.from(self.acc));
                 let mut chained = c;
                 crate::execute_chain_into::<X, 0, 0, 0>(&a, &b, &mut chained);
-                // The per-instruction kernel, not `execute_into`, which is
-                // itself a chain of one when modifiers are zero.
-                let mut looped = c;
-                for (a, b) in a.iter().zip(&b) {
-                    super::run::<X>(Modifiers::NONE, a, b, &mut looped);
-                }
+                let looped = the_loop(&a, &b, c);
                 assert_same_bits(&chained, &looped, &std::format!("chain of {len}"));
             }
         }
@@ -985,10 +991,7 @@ mod tests {
             let b: [FragB<X>; 2] =
                 core::array::from_fn(|_| FragB::<X>::from_fn(|_, _, _| rng.elem()));
             let c = Acc::<X>::from_fn(|_, _, _| rng.elem());
-            let mut looped = c;
-            for (a, b) in a.iter().zip(&b) {
-                super::run::<X>(Modifiers::NONE, a, b, &mut looped);
-            }
+            let looped = the_loop(&a, &b, c);
             let mut chained = c;
             crate::execute_chain_into::<X, 0, 0, 0>(&a, &b, &mut chained);
             assert_same_bits(&chained, &looped, "chain of fragments");
@@ -997,10 +1000,7 @@ mod tests {
             // give every block the same B for this comparison).
             let b0: [FragB<X>; 2] =
                 core::array::from_fn(|t| FragB::<X>::from_fn(|_, k, j| b[t].get(0, k, j)));
-            let mut looped = c;
-            for (a, b) in a.iter().zip(&b0) {
-                super::run::<X>(Modifiers::NONE, a, b, &mut looped);
-            }
+            let looped = the_loop(&a, &b0, c);
             let (mut pa, mut pb) = (super::PanelA::<X>::new(), super::PanelB::<X>::new());
             pa.fill_with(s.blocks * s.m, 2 * s.k, |r, kk| {
                 a[kk / s.k].get(r / s.m, r % s.m, kk % s.k)
@@ -1162,10 +1162,7 @@ mod tests {
                     .collect();
                 let reused = DOT_ROWS_KEPT.get() - before;
                 for ((a, b, c), got) in chains.iter().zip(&got) {
-                    let mut looped = *c;
-                    for (a, b) in a.iter().zip(b) {
-                        super::run::<X>(Modifiers::NONE, a, b, &mut looped);
-                    }
+                    let looped = the_loop(a, b, *c);
                     assert_same_bits(got, &looped, &std::format!("chain of {len}"));
                 }
                 // The second and fourth chains reuse every kept step, the
