@@ -291,7 +291,7 @@ fn decode_acc(c: f32) -> (i64, i32) {
 /// every product was zero) and the accumulator `c`; `drop_tiny_c` is 4.3's
 /// rule that a `c` with `e_c < E − 25` counts as 0.
 #[inline(always)]
-fn combine(sum: Option<(i64, i32)>, c: f32, drop_tiny_c: bool) -> f32 {
+pub(super) fn combine(sum: Option<(i64, i32)>, c: f32, drop_tiny_c: bool) -> f32 {
     let (mc, e_c) = decode_acc(c);
     let big_e = sum.map_or(e_c, |(_, e_dot)| e_dot.max(e_c));
     let mc = if drop_tiny_c && e_c < big_e - 25 {
@@ -759,6 +759,9 @@ std::thread_local! {
     /// Rows of a group that the integer dot product took on this thread:
     /// the tests check that their inputs reach it.
     pub(super) static DOT_GROUPS: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
+    /// Vectors of 16 outputs of those whose step the x86 dot products took
+    /// directly, without pass 1 (`fused_dot::direct`).
+    pub(super) static DOT_DIRECT: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
     /// Steps whose decoded rows of A the x86 dot products took from the
     /// call before (`fused_dot::KEPT_STEPS`) on this thread.
     pub(super) static DOT_ROWS_KEPT: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };

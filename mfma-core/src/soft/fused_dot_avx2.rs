@@ -201,8 +201,32 @@ impl DotTile {
             }
             let ea = &self.a().a_e[i * k + gi * G..][..G];
             let vals = &self.a().a_vals[i * k + gi * G..][..G];
+            let (a_lo, a_hi) = (self.a().a_lo[ai], self.a().a_lo[ai] + self.a().a_w[ai]);
             let mut redo = [0; 4];
             for (h, c) in c.as_chunks_mut::<16>().0.iter_mut().enumerate() {
+                let mut acc = [_mm256_setzero_si256(); 2];
+                let (mut lo, mut bad) = ([_mm256_setzero_si256(); 2], _mm256_setzero_si256());
+                for (v, c) in c.as_chunks::<8>().0.iter().enumerate() {
+                    let j0 = h * 16 + v * 8;
+                    for p in 0..G / 2 {
+                        let x = set1(vals.as_ptr().add(2 * p).cast::<i32>().read_unaligned());
+                        let y = load8(&self.b_pairs[(gi * G / 2 + p) * N + j0..]);
+                        acc[v] = _mm256_add_epi32(acc[v], _mm256_madd_epi16(x, y));
+                    }
+                    let b_lo = load8(&self.b_lo[bi + j0..]);
+                    lo[v] = _mm256_add_epi32(set1(a_lo), b_lo);
+                    let b_hi = _mm256_add_epi32(b_lo, load8(&self.b_w[bi + j0..]));
+                    let e_hat = _mm256_add_epi32(set1(a_hi), b_hi);
+                    bad = _mm256_or_si256(bad, not_direct(c, acc[v], lo[v], e_hat));
+                }
+                if _mm256_testz_si256(bad, bad) != 0 {
+                    #[cfg(test)]
+                    super::fused::DOT_DIRECT.set(super::fused::DOT_DIRECT.get() + 1);
+                    for (v, c) in c.as_chunks_mut::<8>().0.iter_mut().enumerate() {
+                        direct_step(c, acc[v], lo[v]);
+                    }
+                    continue;
+                }
                 // Pass 1 for 16 columns in 16-bit lanes (see the AVX-512 copy).
                 let mut e16 = _mm256_set1_epi16(i16::MIN);
                 for (kk, &ea) in (gi * G..).zip(ea) {
@@ -215,25 +239,73 @@ impl DotTile {
                     _mm256_cvtepi16_epi32(_mm256_extracti128_si256::<1>(e16)),
                 ];
                 for (v, c) in c.as_chunks_mut::<8>().0.iter_mut().enumerate() {
-                    let j0 = h * 16 + v * 8;
-                    let mut acc = _mm256_setzero_si256();
-                    for p in 0..G / 2 {
-                        let x = set1(vals.as_ptr().add(2 * p).cast::<i32>().read_unaligned());
-                        let y = load8(&self.b_pairs[(gi * G / 2 + p) * N + j0..]);
-                        acc = _mm256_add_epi32(acc, _mm256_madd_epi16(x, y));
-                    }
                     // S = acc · 2^(LO − (e_dot − 24)), as the AVX-512 copy.
-                    let lo =
-                        _mm256_add_epi32(set1(self.a().a_lo[ai]), load8(&self.b_lo[bi + j0..]));
-                    let by = _mm256_sub_epi32(_mm256_add_epi32(lo, set1(24)), e_dot[v]);
+                    let by = _mm256_sub_epi32(_mm256_add_epi32(lo[v], set1(24)), e_dot[v]);
                     let (mut s, mut e) = ([0i32; 8], [0i32; 8]);
-                    _mm256_storeu_si256(s.as_mut_ptr().cast(), _mm256_sllv_epi32(acc, by));
+                    _mm256_storeu_si256(s.as_mut_ptr().cast(), _mm256_sllv_epi32(acc[v], by));
                     _mm256_storeu_si256(e.as_mut_ptr().cast(), e_dot[v]);
                     redo[h * 2 + v] = super::fused_avx2::fast_combine::<SPLIT>(&s, &e, c);
                 }
             }
             Some(redo)
         }
+    }
+}
+
+/// All ones in the lanes that may not take [`direct_step`] (see the
+/// AVX-512 copy's `direct_lanes`).
+#[inline(always)]
+pub(super) unsafe fn not_direct(
+    c: &[f32; 8],
+    acc: __m256i,
+    lo: __m256i,
+    e_hat: __m256i,
+) -> __m256i {
+    // SAFETY: register operations and a load of a whole array.
+    unsafe {
+        let set1 = _mm256_set1_epi32;
+        let bits = _mm256_loadu_si256(c.as_ptr().cast());
+        let field = _mm256_and_si256(_mm256_srli_epi32::<23>(bits), set1(0xff));
+        let e_c = _mm256_max_epi32(_mm256_sub_epi32(field, set1(127)), set1(-126));
+        let mut bad = _mm256_cmpeq_epi32(field, set1(0xff));
+        bad = _mm256_or_si256(bad, _mm256_cmpgt_epi32(e_c, _mm256_add_epi32(lo, set1(30))));
+        let nb = _mm256_max_epi32(
+            _mm256_sub_epi32(_mm256_sub_epi32(e_hat, set1(1)), e_c),
+            set1(0),
+        );
+        let below = _mm256_sub_epi32(_mm256_sllv_epi32(set1(1), nb), set1(1));
+        let zero = _mm256_setzero_si256();
+        let off_grid = _mm256_andnot_si256(
+            _mm256_cmpeq_epi32(
+                _mm256_and_si256(_mm256_or_si256(bits, set1(1 << 23)), below),
+                zero,
+            ),
+            _mm256_cmpeq_epi32(zero, zero),
+        );
+        let nonzero = _mm256_andnot_si256(
+            _mm256_cmpeq_epi32(_mm256_and_si256(bits, set1(i32::MAX)), zero),
+            off_grid,
+        );
+        bad = _mm256_or_si256(bad, nonzero);
+        _mm256_or_si256(
+            bad,
+            _mm256_cmpgt_epi32(_mm256_abs_epi32(acc), set1((1 << 24) - 1)),
+        )
+    }
+}
+
+/// `c + acc · 2^LO`, rounded once: the step where [`not_direct`] is zero.
+#[inline(always)]
+pub(super) unsafe fn direct_step(c: &mut [f32; 8], acc: __m256i, lo: __m256i) {
+    // SAFETY: register operations and a load and store of a whole array.
+    unsafe {
+        let unit = _mm256_slli_epi32::<23>(_mm256_add_epi32(lo, _mm256_set1_epi32(127)));
+        let x = _mm256_fmadd_ps(
+            _mm256_cvtepi32_ps(acc),
+            _mm256_castsi256_ps(unit),
+            _mm256_loadu_ps(c.as_ptr()),
+        );
+        _mm256_storeu_ps(c.as_mut_ptr(), x);
     }
 }
 

@@ -150,9 +150,9 @@ impl DotTile {
     /// One group `gi` (of `g` k, `k` a step) of row `i` of C (`c`, its
     /// `N` columns), if no product of theirs can be truncated: `None` (and
     /// `c` as it was) if some can. Else, per vector of 16 columns (one or
-    /// two of the four entries), the
-    /// lanes left for the exact path as `fused::fast_combine` returns them
-    /// (their `c` as it was).
+    /// two of the four entries), the lanes left for the exact path as
+    /// `fused::fast_combine` returns them (their `c` as it was): none if
+    /// the row takes the direct step (see `fused_dot`).
     ///
     /// # Safety
     /// As [`DotTile::avx512_decode`], which decoded this step.
@@ -178,6 +178,37 @@ impl DotTile {
             if !narrow {
                 return None;
             }
+            let vals = &self.a().a_vals[i * k + gi * g..][..g];
+            let (a_lo, a_hi) = (self.a().a_lo[ai], self.a().a_lo[ai] + self.a().a_w[ai]);
+            let mut acc = [_mm512_setzero_si512(); 2];
+            let (mut lo, mut e_hat) = ([_mm512_setzero_si512(); 2], [_mm512_setzero_si512(); 2]);
+            for v in 0..N / 16 {
+                let j0 = v * 16;
+                for p in 0..g / 2 {
+                    let x = set1(vals.as_ptr().add(2 * p).cast::<i32>().read_unaligned());
+                    let y = load16(&self.b_pairs[(gi * g / 2 + p) * N + j0..]);
+                    acc[v] = _mm512_dpwssd_epi32(acc[v], x, y);
+                }
+                let b_lo = load16(&self.b_lo[bi + j0..]);
+                lo[v] = _mm512_add_epi32(set1(a_lo), b_lo);
+                e_hat[v] = _mm512_add_epi32(
+                    set1(a_hi),
+                    _mm512_add_epi32(b_lo, load16(&self.b_w[bi + j0..])),
+                );
+            }
+            let chunks = c.as_chunks_mut::<16>().0;
+            let mut direct = true;
+            for v in 0..N / 16 {
+                direct &= direct_lanes(&chunks[v], acc[v], lo[v], e_hat[v]) == u16::MAX;
+            }
+            if direct {
+                #[cfg(test)]
+                super::fused::DOT_DIRECT.set(super::fused::DOT_DIRECT.get() + N / 16);
+                for v in 0..N / 16 {
+                    direct_step(&mut chunks[v], acc[v], lo[v]);
+                }
+                return Some([0; 4]);
+            }
             // Pass 1: e_dot per output (all k of the group: nothing is
             // truncated, so 4.3's parities need no maxima of their own);
             // for 32 columns in 32 lanes of 16 bits (exponents and their
@@ -202,28 +233,64 @@ impl DotTile {
                     e_dot[0] = _mm512_max_epi32(e_dot[0], _mm512_add_epi32(set1(ea), eb));
                 }
             }
-            let vals = &self.a().a_vals[i * k + gi * g..][..g];
             let mut redo = [0; 4];
-            for (v, c) in c.as_chunks_mut::<16>().0.iter_mut().enumerate() {
-                let j0 = v * 16;
-                let mut acc = _mm512_setzero_si512();
-                for p in 0..g / 2 {
-                    let x = set1(vals.as_ptr().add(2 * p).cast::<i32>().read_unaligned());
-                    let y = load16(&self.b_pairs[(gi * g / 2 + p) * N + j0..]);
-                    acc = _mm512_dpwssd_epi32(acc, x, y);
-                }
+            for (v, c) in chunks.iter_mut().enumerate() {
                 // S = acc · 2^(LO − (e_dot − 24)), an integer below 2^30
                 // (`LO ≥ e_dot − 24`); a group of zero products (e_dot near
                 // −1000) shifts its zero sum out.
-                let lo = _mm512_add_epi32(set1(self.a().a_lo[ai]), load16(&self.b_lo[bi + j0..]));
-                let by = _mm512_sub_epi32(_mm512_add_epi32(lo, set1(24)), e_dot[v]);
+                let by = _mm512_sub_epi32(_mm512_add_epi32(lo[v], set1(24)), e_dot[v]);
                 let (mut s, mut e) = ([0i32; 16], [0i32; 16]);
-                _mm512_storeu_si512(s.as_mut_ptr().cast(), _mm512_sllv_epi32(acc, by));
+                _mm512_storeu_si512(s.as_mut_ptr().cast(), _mm512_sllv_epi32(acc[v], by));
                 _mm512_storeu_si512(e.as_mut_ptr().cast(), e_dot[v]);
                 redo[v] = super::fused_avx512::fast_combine::<SPLIT>(&s, &e, c);
             }
             Some(redo)
         }
+    }
+}
+
+/// The lanes that may take [`direct_step`]: `c` finite, a multiple of
+/// `2^(Ê − 24)` (so of the step's grid `2^(e_dot − 24)`), below
+/// `2^(LO + 31)`, and the dot product `acc` exact in f32.
+#[inline(always)]
+pub(super) unsafe fn direct_lanes(
+    c: &[f32; 16],
+    acc: __m512i,
+    lo: __m512i,
+    e_hat: __m512i,
+) -> __mmask16 {
+    // SAFETY: register operations and a load of a whole array.
+    unsafe {
+        let set1 = _mm512_set1_epi32;
+        let bits = _mm512_loadu_si512(c.as_ptr().cast());
+        let field = _mm512_and_si512(_mm512_srli_epi32::<23>(bits), set1(0xff));
+        let e_c = _mm512_max_epi32(_mm512_sub_epi32(field, set1(127)), set1(-126));
+        let mut ok = _mm512_cmpneq_epi32_mask(field, set1(0xff));
+        ok = _mm512_mask_cmple_epi32_mask(ok, e_c, _mm512_add_epi32(lo, set1(30)));
+        let nb = _mm512_max_epi32(
+            _mm512_sub_epi32(_mm512_sub_epi32(e_hat, set1(1)), e_c),
+            set1(0),
+        );
+        let below = _mm512_sub_epi32(_mm512_sllv_epi32(set1(1), nb), set1(1));
+        let on_grid = _mm512_testn_epi32_mask(_mm512_or_si512(bits, set1(1 << 23)), below)
+            | _mm512_testn_epi32_mask(bits, set1(i32::MAX));
+        ok &= on_grid;
+        _mm512_mask_cmplt_epi32_mask(ok, _mm512_abs_epi32(acc), set1(1 << 24))
+    }
+}
+
+/// `c + acc · 2^LO`, rounded once: the step where [`direct_lanes`].
+#[inline(always)]
+pub(super) unsafe fn direct_step(c: &mut [f32; 16], acc: __m512i, lo: __m512i) {
+    // SAFETY: register operations and a load and store of a whole array.
+    unsafe {
+        let unit = _mm512_slli_epi32::<23>(_mm512_add_epi32(lo, _mm512_set1_epi32(127)));
+        let x = _mm512_fmadd_ps(
+            _mm512_cvtepi32_ps(acc),
+            _mm512_castsi512_ps(unit),
+            _mm512_loadu_ps(c.as_ptr()),
+        );
+        _mm512_storeu_ps(c.as_mut_ptr(), x);
     }
 }
 

@@ -1053,7 +1053,7 @@ mod tests {
     #[test]
     #[cfg(target_arch = "x86_64")]
     fn narrow_fp8_groups_take_the_integer_dot_product() {
-        use super::fused::DOT_GROUPS;
+        use super::fused::{DOT_DIRECT, DOT_GROUPS};
         use crate::cdna3::{f32_16x16x32_bf8_fp8, f32_32x32x16_fp8_fp8};
         for copy in [Kernels::Avx2, Kernels::Avx512] {
             if Kernels::available() < copy {
@@ -1062,10 +1062,23 @@ mod tests {
             }
             with_kernels(copy, || {
                 let (inputs, acc) = (Source::Scaled(-3, 1), Source::Scaled(-12, 8));
-                let before = DOT_GROUPS.get();
+                let (before, direct) = (DOT_GROUPS.get(), DOT_DIRECT.get());
                 ChainIsTheLoop { inputs, acc }.visit::<f32_32x32x16_fp8_fp8>();
                 PanelsAreTheLoop { inputs, acc }.visit::<f32_32x32x16_fp8_fp8>();
                 let wide = DOT_GROUPS.get();
+                // Both steps: the direct one (vectors of 16 outputs whose
+                // accumulators lie on the products' grid) and pass 1's.
+                let direct = DOT_DIRECT.get() - direct;
+                std::println!(
+                    "{}: {direct} of {} vectors direct",
+                    copy.name(),
+                    2 * (wide - before)
+                );
+                assert!(
+                    direct > 0 && direct < 2 * (wide - before),
+                    "{}",
+                    copy.name()
+                );
                 ChainIsTheLoop { inputs, acc }.visit::<f32_16x16x32_bf8_fp8>();
                 // Chains of 1 + 2 + 3 + 8 + 17 + 33 and 1 + 2 + 5 + 16
                 // steps, 32 rows of one group each; 16 rows of two groups.
