@@ -18,7 +18,11 @@
 //! and the same with `threads=all` (`threads=N` under `--threads N`); f16,
 //! bf16, fp8 and i8 are measured against sgemm, i8 in ops/s. A dtype is
 //! the builtin's input type, with `_1k` for CDNA2's bf16_1k family and
-//! `_cdna3` for CDNA3's builtins.
+//! `_cdna3` for CDNA3's builtins. matrixmultiply runs its AVX-512 kernels
+//! on a CPU with AVX-512F; built with `--no-default-features` (no
+//! `baseline-avx512`) it runs its AVX2 ones, so that
+//! `MFMA_KERNELS=avx2` on an AVX-512 machine times both sides as an
+//! AVX2-only host would run them.
 //!
 //! `--device` runs the policies' GPU kernels (the code object that
 //! `scripts/check-device.sh` builds for the GPU's target) on an AMD GPU
@@ -213,6 +217,16 @@ fn main() -> ExitCode {
         kernels.name(),
         mfma_core::soft::Kernels::detected().name()
     );
+    if args.compare || !args.sweep.is_empty() {
+        println!(
+            "baseline: matrixmultiply, {}",
+            if cfg!(feature = "baseline-avx512") {
+                "its AVX-512 kernels where the CPU has AVX-512F"
+            } else {
+                "its AVX2+FMA kernels at most (built without the baseline-avx512 feature)"
+            }
+        );
+    }
     if !args.sweep.is_empty() {
         return compare::sweep(&entries, &cfg, &args.sweep, args.budget);
     }
