@@ -13,11 +13,8 @@
 //! candidate triple is a const-generic instantiation that exists only if
 //! `validate` accepts it; a test checks that these are all the legal ones.
 
-#[macro_use]
-#[path = "common/numerics.rs"]
-mod numerics;
-#[path = "common/properties.rs"]
-mod properties;
+use crate::common::numerics;
+use crate::common::properties;
 
 use half::{bf16, f16};
 use mfma_core::spec::{cdna2::BUILTINS, validate, BlgpBits, Builtin, ElemType, Modifiers, ARCHS};

@@ -1,8 +1,6 @@
 //! Comparing results by bits, as the reference asks: exact bits, except that
 //! NaN is compared by class only (its payload and sign are unspecified).
 
-#![allow(dead_code)] // each test binary uses its own part
-
 use mfma_core::spec::{Builtin, ElemType};
 
 /// Whether `bits` of an element of type `ty` encode a NaN.

@@ -9,10 +9,8 @@
 //!
 //! Run with `--nocapture` to see the counts per instruction.
 
-#[path = "common/cdna3_model.rs"]
-mod model;
-#[path = "common/vector_files.rs"]
-mod vector_files;
+use crate::common::cdna3_model as model;
+use crate::common::vector_files;
 
 use model::{Block, Family, Format};
 use serde::Deserialize;

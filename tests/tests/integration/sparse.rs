@@ -4,11 +4,8 @@
 //! against the dense path (two `execute`s of the dense twin on the logical
 //! halves of K, which is what the stated assumption says SMFMAC computes).
 
-#[allow(unused_macros)]
-#[path = "common/numerics.rs"]
-mod numerics;
-#[path = "common/properties.rs"]
-mod properties;
+use crate::common::numerics;
+use crate::common::properties;
 
 use mfma_core::spec::{Coord, Sparse};
 use mfma_core::{

@@ -15,13 +15,9 @@
 //! the logical A of the set read, with the logical K (reference section 6:
 //! the assumed arithmetic is the dense one along the logical K).
 
-#[macro_use]
-#[path = "common/numerics.rs"]
-mod numerics;
-#[path = "common/cdna3_model.rs"]
-mod model;
-#[path = "common/properties.rs"]
-mod properties;
+use crate::common::cdna3_model as model;
+use crate::common::numerics;
+use crate::common::properties;
 
 use mfma_core::spec::{Arith, Builtin, ElemType, Modifiers, Operand};
 use model::{Block, Family, Format};

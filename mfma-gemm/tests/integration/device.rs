@@ -160,7 +160,7 @@ fn a_device_error_or_a_short_result_is_an_error_not_a_mismatch() {
 }
 
 // The example binary. `cargo test` builds examples beside the test
-// binaries (target/<profile>/examples/); run alone (`--test device`) it may
+// binaries (target/<profile>/examples/); run alone (`--test integration device::`) it may
 // not have, and then these two say so and pass.
 
 fn example() -> Option<std::path::PathBuf> {

@@ -14,11 +14,8 @@
 //!
 //! Run with `--nocapture` to see the counts per builtin.
 
-#[macro_use]
-#[path = "common/numerics.rs"]
-mod numerics;
-#[path = "common/vector_files.rs"]
-mod vector_files;
+use crate::common::numerics;
+use crate::common::vector_files;
 
 use mfma_core::spec::{arch, Arch, Builtin, Modifiers};
 use mfma_core::{

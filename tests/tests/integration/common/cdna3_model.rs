@@ -10,8 +10,6 @@
 //! can match, line by line, to the sentences of the reference. Nothing here
 //! is fast; it only has to be obviously right.
 
-#![allow(dead_code)] // each test binary uses its own part
-
 use num_bigint::BigInt;
 use num_integer::Integer;
 use num_traits::{One, Signed, ToPrimitive, Zero};

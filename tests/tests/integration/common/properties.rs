@@ -10,8 +10,6 @@
 //! the blgp lane table of 3.2 mapped back to matrix coordinates by the
 //! layout formula of 2.1.
 
-#![allow(dead_code)] // each test binary uses its own part
-
 use super::numerics::{hex, same};
 use mfma_core::spec::{validate, Builtin, ElemType, Modifiers};
 use mfma_core::{
