@@ -18,7 +18,7 @@ use crate::instr::Instr;
 use core::cell::UnsafeCell;
 use core::marker::PhantomData;
 use half::{bf16, f16};
-use mfma_spec::{Arith, ElemType, Modifiers};
+use mfma_spec::{Arith, Modifiers};
 
 /// An input decoded as reference 4 does: `sign · m · 2^(e − 23)` with
 /// `m < 2^24` and `e` at least the input type's subnormal exponent (so a
@@ -79,7 +79,7 @@ pub trait FusedInput: Element {
     /// The exact value as f32 (xf32: after truncation to tf32).
     fn value(self) -> f32;
 
-    /// This input packed for the chains (see [`pack`]), significand
+    /// This input packed for the chains (see [`Packed`]), significand
     /// shifted by `shift` (3 on side A, 1 on side B).
     #[inline(always)]
     fn packed(self, shift: u32) -> Packed {
@@ -128,41 +128,48 @@ impl FusedInput for Xf32 {
     }
 }
 
-impl FusedInput for Fp8 {
-    /// From a table of all 256 values (the decoding branches).
-    #[inline(always)]
-    fn value(self) -> f32 {
-        static VALUES: [f32; 256] = FP8_VALUES;
-        VALUES[usize::from(self.to_bits())]
-    }
+/// The 8-bit input types: their values and packed words from tables of
+/// all 256 bit patterns, built at compile time.
+macro_rules! eight_bit_input {
+    ($($t:ident),*) => {$(
+        impl FusedInput for $t {
+            /// From a table of all 256 values (the decoding branches).
+            #[inline(always)]
+            fn value(self) -> f32 {
+                static VALUES: [f32; 256] = {
+                    let mut t = [0.0; 256];
+                    let mut i = 0;
+                    while i < 256 {
+                        t[i] = $t::from_bits(i as u8).to_f32();
+                        i += 1;
+                    }
+                    t
+                };
+                VALUES[usize::from(self.to_bits())]
+            }
 
-    /// From a table of all 256 packed words per shift: packing a panel
-    /// is then one gather a vector, where decoding the value and packing
-    /// it took about 20 operations more.
-    #[inline(always)]
-    fn packed(self, shift: u32) -> Packed {
-        static PACKED: [[Packed; 256]; 2] = packed_table(&FP8_VALUES, Fp8::TYPE);
-        PACKED[usize::from(shift == 3)][usize::from(self.to_bits())]
-    }
+            /// From a table of all 256 packed words per shift: packing a
+            /// panel is then one gather a vector, where decoding the value
+            /// and packing it took about 20 operations more.
+            #[inline(always)]
+            fn packed(self, shift: u32) -> Packed {
+                static PACKED: [[Packed; 256]; 2] = {
+                    let (mut t, mut i) = ([[0; 256]; 2], 0);
+                    while i < 256 {
+                        let v = $t::from_bits(i as u8).to_f32();
+                        t[0][i] = pack_value(v, $t::TYPE.min_exp(), 1);
+                        t[1][i] = pack_value(v, $t::TYPE.min_exp(), 3);
+                        i += 1;
+                    }
+                    t
+                };
+                PACKED[usize::from(shift == 3)][usize::from(self.to_bits())]
+            }
+        }
+    )*};
 }
 
-impl FusedInput for Bf8 {
-    /// From a table of all 256 values (the decoding branches).
-    #[inline(always)]
-    fn value(self) -> f32 {
-        static VALUES: [f32; 256] = BF8_VALUES;
-        VALUES[usize::from(self.to_bits())]
-    }
-
-    /// From a table of all 256 packed words per shift: packing a panel
-    /// is then one gather a vector, where decoding the value and packing
-    /// it took about 20 operations more.
-    #[inline(always)]
-    fn packed(self, shift: u32) -> Packed {
-        static PACKED: [[Packed; 256]; 2] = packed_table(&BF8_VALUES, Bf8::TYPE);
-        PACKED[usize::from(shift == 3)][usize::from(self.to_bits())]
-    }
-}
+eight_bit_input!(Fp8, Bf8);
 
 /// `x · 2^s` for an integer count, floored (toward −∞) when `s < 0`.
 #[inline(always)]
@@ -426,49 +433,10 @@ const NAN_BIT: u32 = 1 << 15;
 const SIGN_BIT: u32 = 1 << 31;
 pub(super) const E_BIAS: i32 = 512;
 
-/// Packs an input (side A shifts its significand by 3, side B by 1).
-#[inline(always)]
-fn pack<T: FusedInput>(x: T, shift: u32) -> Packed {
-    x.packed(shift)
-}
-
-/// The values of every bit pattern of the 8-bit input types.
-const FP8_VALUES: [f32; 256] = {
-    let mut t = [0.0; 256];
-    let mut i = 0;
-    while i < 256 {
-        t[i] = Fp8::from_bits(i as u8).to_f32();
-        i += 1;
-    }
-    t
-};
-const BF8_VALUES: [f32; 256] = {
-    let mut t = [0.0; 256];
-    let mut i = 0;
-    while i < 256 {
-        t[i] = Bf8::from_bits(i as u8).to_f32();
-        i += 1;
-    }
-    t
-};
-
-/// [`pack_value`] of every 8-bit pattern of a type (`values`, by
-/// pattern), for shifts 1 and 3.
-const fn packed_table(values: &[f32; 256], ty: ElemType) -> [[Packed; 256]; 2] {
-    let mut t = [[0; 256]; 2];
-    let mut i = 0;
-    while i < 256 {
-        let v = values[i];
-        t[0][i] = pack_value(v, ty.min_exp(), 1);
-        t[1][i] = pack_value(v, ty.min_exp(), 3);
-        i += 1;
-    }
-    t
-}
-
-/// [`pack`] of a value `v` of a type whose subnormal exponent is `e_sub`:
-/// [`Dec::new`]'s decoding written without early returns, so that packing
-/// a panel vectorises (`packing_is_decoding` checks it against `Dec::new`).
+/// [`FusedInput::packed`] of a value `v` of a type whose subnormal
+/// exponent is `e_sub`: [`Dec::new`]'s decoding written without early
+/// returns, so that packing a panel vectorises (`packing_is_decoding`
+/// checks it against `Dec::new`).
 #[inline(always)]
 const fn pack_value(v: f32, e_sub: i32, shift: u32) -> Packed {
     let bits = v.to_bits();
@@ -586,10 +554,10 @@ fn run_blocks<X: Instr, A: FusedInput, B: FusedInput, const SPLIT: bool>(
     let (mut pa, mut pb) = ([0 as Packed; MAX_FRAGMENT], [0 as Packed; MAX_FRAGMENT]);
     for (a, b, c) in blocks::<X, A, B, f32>(m, a, b, c) {
         for (p, &x) in pa.iter_mut().zip(a) {
-            *p = pack(x, 3);
+            *p = x.packed(3);
         }
         for (p, &x) in pb.iter_mut().zip(b) {
-            *p = pack(x, 1);
+            *p = x.packed(1);
         }
         let a = Win::new(&pa[..a.len()], [0, 0, s.k], [1, 1, s.m, s.k]);
         let b = Win::new(&pb[..b.len()], [0, 0, s.n], [1, 1, s.k, s.n]);
@@ -1157,12 +1125,12 @@ macro_rules! fused_kernel {
 
             #[inline(always)]
             fn widen_a(x: $a) -> Packed {
-                pack(x, 3)
+                x.packed(3)
             }
 
             #[inline(always)]
             fn widen_b(x: $b) -> Packed {
-                pack(x, 1)
+                x.packed(1)
             }
 
             #[inline(always)]
@@ -1256,7 +1224,7 @@ mod tests {
     fn packing_is_decoding() {
         fn check<T: FusedInput>(x: T) {
             for shift in [1, 3] {
-                assert_eq!(pack(x, shift), pack_decoded(x, shift), "{x:?} << {shift}");
+                assert_eq!(x.packed(shift), pack_decoded(x, shift), "{x:?} << {shift}");
             }
         }
         for bits in 0..=u16::MAX {
