@@ -1,9 +1,8 @@
 //! The SVG pictures: well-formed XML, one cell per element, each cell naming
 //! the slot the reference formulas give; docs/ is what `mfma pictures` makes.
 
-mod common;
-
-use common::{a_source, all_shapes, ok, scratch, shapes_of, Elem, Shape};
+use crate::common;
+use crate::common::{a_source, all_shapes, ok, scratch, shapes_of, Elem, Shape};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -3,9 +3,7 @@
 //! copied here by hand (not read from mfma-spec): names, gfx940 mnemonics,
 //! shapes, types, LLVM operand types, cycles and the modifier column.
 
-mod common;
-
-use common::{json, ok, shapes_of, strings};
+use crate::common::{json, ok, shapes_of, strings};
 use serde_json::Value;
 
 /// Reference 1.1, one row a line: name, ISA mnemonic, M N K, blocks, A,B

@@ -2,9 +2,8 @@
 //! figures checked against formulas stated here (reference 1 and 3, seed),
 //! for every architecture. `cdna3_facts.rs` checks CDNA3's table itself.
 
-mod common;
-
-use common::{all_shapes, broadcast_pairs, json, ok, snapshot, strings, Shape, ARCHS};
+use crate::common;
+use crate::common::{all_shapes, broadcast_pairs, json, ok, snapshot, strings, Shape, ARCHS};
 use serde_json::Value;
 
 fn bits(t: &str) -> usize {

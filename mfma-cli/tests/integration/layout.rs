@@ -3,9 +3,7 @@
 //! architecture: CDNA3 uses CDNA2's formulas (CDNA3 reference 2, 3.1-3.3);
 //! SMFMAC's A and index as CDNA3 2.1, 2.2 and 3.4 say (more in `sparse.rs`).
 
-mod common;
-
-use common::{
+use crate::common::{
     a_source, all_shapes, b_source, blgp_max, broadcast_pairs, candidates, index_set, json, lanes,
     op_name, shape, Elem, Shape,
 };

@@ -2,9 +2,8 @@
 //! Modifier errors carry exactly `mfma_spec::ModifierError`'s text, unknown
 //! names and architectures `mfma_spec::LookupError`'s.
 
-mod common;
-
-use common::{all_shapes, fails, shape};
+use crate::common;
+use crate::common::{all_shapes, fails, shape};
 use mfma_spec::{find, validate, Modifiers};
 
 /// The message `mfma!` gives for these modifiers (cbsz, abid, blgp, neg

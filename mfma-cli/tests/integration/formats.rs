@@ -1,9 +1,7 @@
 //! `layout` as table and CSV say the same as its JSON; snapshots of a few
 //! tables; the header says in words what each modifier does.
 
-mod common;
-
-use common::{json_line, lanes, ok_line, snapshot, strings, Elem};
+use crate::common::{json_line, lanes, ok_line, snapshot, strings, Elem};
 use std::collections::BTreeMap;
 
 /// element -> (lane, item) from the JSON, for elements that some slot feeds.

@@ -1,9 +1,7 @@
 //! `mfma lookup` both ways, plain and under modifiers, against the
 //! reference formulas; text and JSON say the same.
 
-mod common;
-
-use common::{a_source, all_shapes, b_source, json_line, ok_line, shape, Elem, Shape};
+use crate::common::{a_source, all_shapes, b_source, json_line, ok_line, shape, Elem, Shape};
 use serde_json::Value;
 
 fn csv(e: &[usize]) -> String {

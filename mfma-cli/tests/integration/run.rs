@@ -1,9 +1,7 @@
 //! `mfma run`: the copied vectors reproduce D bit for bit (NaN by class),
 //! and every kind of bad input is a clear error with exit status 2.
 
-mod common;
-
-use common::{fails, mfma, ok, same_bits, scratch};
+use crate::common::{fails, mfma, ok, same_bits, scratch};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 

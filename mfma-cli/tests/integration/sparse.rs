@@ -2,9 +2,7 @@
 //! against CDNA3 reference 2.1 (compressed A), 2.2 (index fields) and 3.4
 //! (cbsz/abid pick the index set), restated in `common` without mfma-spec.
 
-mod common;
-
-use common::{
+use crate::common::{
     broadcast_pairs, candidates, fails, index_set, json, json_line, lanes, ok, ok_line, shapes_of,
     snapshot, Elem, Shape,
 };
