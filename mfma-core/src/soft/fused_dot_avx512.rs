@@ -287,12 +287,8 @@ pub(super) unsafe fn direct_lanes(
 pub(super) unsafe fn direct_step(c: &mut [f32; 16], acc: __m512i, lo: __m512i) {
     // SAFETY: register operations and a load and store of a whole array.
     unsafe {
-        let unit = _mm512_slli_epi32::<23>(_mm512_add_epi32(lo, _mm512_set1_epi32(127)));
-        let x = _mm512_fmadd_ps(
-            _mm512_cvtepi32_ps(acc),
-            _mm512_castsi512_ps(unit),
-            _mm512_loadu_ps(c.as_ptr()),
-        );
+        let unit = power(_mm512_add_epi32(lo, _mm512_set1_epi32(127)));
+        let x = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc), unit, _mm512_loadu_ps(c.as_ptr()));
         _mm512_storeu_ps(c.as_mut_ptr(), x);
     }
 }
