@@ -10,86 +10,10 @@
 //! Run with `--nocapture` to see the counts per instruction.
 
 use crate::common::cdna3_model as model;
-use crate::common::vector_files;
+use crate::common::vector_files::{bits, file, Meta, Vector};
 
 use model::{Block, Family, Format};
-use serde::Deserialize;
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
-use vector_files::{path, var};
-
-/// The file these tests read.
-const STEM: &str = "cdna3-numerics";
-
-// ---------------------------------------------------------------------------
-// The vector file.
-
-#[derive(Deserialize)]
-struct VectorFile {
-    schema_version: u32,
-    arch: String,
-    instructions: BTreeMap<String, Meta>,
-    vectors: Vec<Vector>,
-}
-
-/// The file's description of one instruction.
-#[derive(Deserialize)]
-struct Meta {
-    #[serde(rename = "M")]
-    m: usize,
-    #[serde(rename = "N")]
-    n: usize,
-    #[serde(rename = "K")]
-    k: usize,
-    a_type: String,
-    b_type: String,
-    c_type: String,
-    d_type: String,
-}
-
-#[derive(Deserialize)]
-struct Vector {
-    id: String,
-    instruction: String,
-    #[serde(rename = "M")]
-    m: usize,
-    #[serde(rename = "N")]
-    n: usize,
-    #[serde(rename = "K")]
-    k: usize,
-    zero_sign_model_specific: Vec<usize>,
-    #[serde(rename = "A")]
-    a: Vec<String>,
-    #[serde(rename = "B")]
-    b: Vec<String>,
-    #[serde(rename = "C")]
-    c: Vec<String>,
-    #[serde(rename = "D")]
-    d: Vec<String>,
-}
-
-/// The vector file, parsed once for all tests of this binary. A missing file
-/// is a failure, never a skip: these vectors are the only bit-exact evidence
-/// of the MI300 arithmetic.
-fn file() -> &'static VectorFile {
-    static FILE: OnceLock<VectorFile> = OnceLock::new();
-    FILE.get_or_init(|| {
-        let p = path(STEM);
-        let text = std::fs::read_to_string(&p).unwrap_or_else(|e| {
-            panic!(
-                "cannot read the CDNA3 numerics vectors at {} ({e}); \
-                 set {} to the file's path",
-                p.display(),
-                var(STEM)
-            )
-        });
-        let f: VectorFile = serde_json::from_str(&text)
-            .unwrap_or_else(|e| panic!("{} is not a vector file: {e}", p.display()));
-        assert_eq!(f.schema_version, 1, "{}: unknown schema", p.display());
-        assert_eq!(f.arch, "cdna3", "{}: not the CDNA3 file", p.display());
-        f
-    })
-}
 
 /// A format as the file names it.
 fn format(name: &str) -> Format {
@@ -117,7 +41,7 @@ fn family_of(name: &str, meta: &Meta) -> Family {
     match (meta.a_type.as_str(), meta.b_type.as_str()) {
         ("f32", "f32") | ("f64", "f64") => Family::Fma,
         ("f16", "f16") => Family::Truncated {
-            group: meta.k.min(8),
+            group: meta.shape.k.min(8),
         },
         ("bf16", "bf16") => {
             assert!(
@@ -125,14 +49,14 @@ fn family_of(name: &str, meta: &Meta) -> Family {
                 "{name}: CDNA3 bf16 is the _1k family"
             );
             Family::Truncated {
-                group: meta.k.min(8),
+                group: meta.shape.k.min(8),
             }
         }
         ("xf32", "xf32") => Family::Truncated { group: 4 },
         (a @ ("fp8" | "bf8"), b @ ("fp8" | "bf8")) => {
             assert!(name.ends_with(&format!("_{a}_{b}")), "{name}: A {a}, B {b}");
             Family::SplitTruncated {
-                group: meta.k.min(16),
+                group: meta.shape.k.min(16),
             }
         }
         ("i8", "i8") => Family::Wrapping,
@@ -150,10 +74,6 @@ fn family_name(family: Family) -> &'static str {
     }
 }
 
-fn bits(s: &str, id: &str) -> u64 {
-    u64::from_str_radix(s, 16).unwrap_or_else(|e| panic!("{id}: bad hex {s:?}: {e}"))
-}
-
 /// Equal bits, or both NaN (the file compares NaN by class only).
 fn same(fmt: Format, got: u64, want: u64) -> bool {
     got == want || (fmt.is_nan(got) && fmt.is_nan(want))
@@ -161,16 +81,16 @@ fn same(fmt: Format, got: u64, want: u64) -> bool {
 
 /// Runs one vector through the model; the wrong D elements as messages.
 fn check_vector(v: &Vector, meta: &Meta, family: Family) -> Vec<String> {
-    assert_eq!((v.m, v.n, v.k), (meta.m, meta.n, meta.k), "{}: shape", v.id);
+    assert_eq!(v.shape, meta.shape, "{}: shape", v.id);
     assert_eq!(meta.c_type, meta.d_type, "{}: C and D types", v.id);
-    assert_eq!(v.d.len(), v.m * v.n, "{}: D length", v.id);
+    assert_eq!(v.d.len(), v.shape.m * v.shape.n, "{}: D length", v.id);
     let parse = |m: &[String]| m.iter().map(|s| bits(s, &v.id)).collect::<Vec<u64>>();
     let (a, b, c) = (parse(&v.a), parse(&v.b), parse(&v.c));
     let c_fmt = format(&meta.c_type);
     let block = Block {
-        m: v.m,
-        n: v.n,
-        k: v.k,
+        m: v.shape.m,
+        n: v.shape.n,
+        k: v.shape.k,
         a_fmt: format(&meta.a_type),
         b_fmt: format(&meta.b_type),
         c_fmt,
@@ -186,7 +106,7 @@ fn check_vector(v: &Vector, meta: &Meta, family: Family) -> Vec<String> {
         .enumerate()
         .filter(|(_, (want, &got))| !same(c_fmt, got, bits(want, &v.id)))
         .map(|(index, (want, got))| {
-            let (i, j) = (index / v.n, index % v.n);
+            let (i, j) = (index / v.shape.n, index % v.shape.n);
             format!(
                 "  {} D[{i}][{j}]: model {got:0width$x}, vector {want}",
                 v.id
@@ -199,7 +119,7 @@ fn check_vector(v: &Vector, meta: &Meta, family: Family) -> Vec<String> {
 /// prints the count per instruction and fails listing the first wrong
 /// elements.
 fn run_family(wanted: &str) {
-    let f = file();
+    let f = file("cdna3", false);
     // instruction → (vectors bit-exact, vectors, model-only zero signs checked)
     let mut counts: BTreeMap<&str, (usize, usize, usize)> = BTreeMap::new();
     let mut wrong = Vec::new();
@@ -217,7 +137,7 @@ fn run_family(wanted: &str) {
         entry.1 += 1;
         if errors.is_empty() {
             entry.0 += 1;
-            entry.2 += v.zero_sign_model_specific.len();
+            entry.2 += v.model_only_zero_signs();
         }
         wrong.extend(errors);
     }
@@ -268,7 +188,7 @@ fn wrapping_vectors_are_bit_exact() {
 /// every vector) and at least one vector; every vector names one of them.
 #[test]
 fn every_instruction_has_a_family_and_vectors() {
-    let f = file();
+    let f = file("cdna3", false);
     for (name, meta) in &f.instructions {
         family_of(name, meta);
         assert!(
