@@ -642,6 +642,9 @@ fn fast_block<X: Instr, const SPLIT: bool, const N: usize, const W: usize, const
     // 1024^3; fp8 10-25 % faster).
     let paired =
         cfg!(target_arch = "x86_64") && L >= super::cpu::AVX512 && W == 16 && N == 32 && SPLIT;
+    // Otherwise both vectors side by side (`fused_avx512::fast_row`).
+    #[cfg(target_arch = "x86_64")]
+    let side_by_side = L >= super::cpu::AVX512 && W == 16 && N == 32 && !SPLIT;
     // The integer dot product (`fused_dot`) for inputs of few fraction
     // bits, in rows of 16 or 32 outputs.
     #[cfg(target_arch = "x86_64")]
@@ -728,6 +731,20 @@ fn fast_block<X: Instr, const SPLIT: bool, const N: usize, const W: usize, const
                             (i * k + q, q * N),
                             c32,
                         )
+                    };
+                    for (v, redo) in redo.into_iter().enumerate() {
+                        let c = &mut c_row[v * W..][..W];
+                        redo_exact::<SPLIT>(redo, c, (a, b), (t, blk, i, k), (q, g, v * W));
+                    }
+                    continue;
+                }
+                #[cfg(target_arch = "x86_64")]
+                if side_by_side {
+                    let c32: &mut [f32; 32] = (&mut c_row[..]).try_into().expect("32 lanes");
+                    // SAFETY: `side_by_side` only in the copy compiled with
+                    // AVX-512, which runs on CPUs that have it.
+                    let redo = unsafe {
+                        super::fused_avx512::fast_row((ta, tb), g, (i * k + q, q * N), c32)
                     };
                     for (v, redo) in redo.into_iter().enumerate() {
                         let c = &mut c_row[v * W..][..W];
