@@ -143,34 +143,15 @@ pub(super) unsafe fn fast_combine<const SPLIT: bool>(
         let e_dot = _mm512_loadu_si512(e_dot.as_ptr().cast());
         let sum = _mm512_loadu_si512(sum.as_ptr().cast());
         let field = _mm512_and_si512(_mm512_srli_epi32::<23>(bits), set1(0xff));
-        // The usual step of a chain (`fused::SHORT_CUT`): every lane finite
-        // with e_c − e_dot <= SHORT_CUT.
-        let e_c_raw = _mm512_sub_epi32(field, set1(127));
-        let d = _mm512_sub_epi32(e_c_raw, e_dot);
         // (e_c as reference 4 decodes it: −126 for zero and subnormals.)
-        let e_c = _mm512_max_epi32(e_c_raw, set1(-126));
-        let near = _mm512_mask_cmple_epi32_mask(
-            _mm512_cmpneq_epi32_mask(field, set1(0xff)),
-            d,
-            set1(SHORT_CUT),
-        );
-        if near == u16::MAX {
+        let e_c = _mm512_max_epi32(_mm512_sub_epi32(field, set1(127)), set1(-126));
+        if near_lanes(bits, e_dot) == u16::MAX {
             let mut c_in = bits;
             if SPLIT {
                 let kept = _mm512_cmpge_epi32_mask(e_c, _mm512_sub_epi32(e_dot, set1(25)));
                 c_in = _mm512_maskz_mov_epi32(kept, bits);
             }
-            // ⌊c/u⌋: c · 2^(24 − e_dot) rounded toward −∞, floored.
-            const DOWN: i32 = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
-            let scale = _mm512_slli_epi32::<23>(_mm512_sub_epi32(set1(127 + 24), e_dot));
-            let below =
-                _mm512_mul_round_ps::<DOWN>(_mm512_castsi512_ps(c_in), _mm512_castsi512_ps(scale));
-            let below = _mm512_roundscale_ps::<DOWN>(below);
-            let lo = short_half::<true>(sum, below);
-            let hi = short_half::<false>(sum, below);
-            let x = _mm512_insertf32x8::<1>(_mm512_castps256_ps512(lo), hi);
-            let u = _mm512_slli_epi32::<23>(_mm512_add_epi32(e_dot, set1(127 - 24)));
-            _mm512_storeu_ps(c.as_mut_ptr(), _mm512_mul_ps(x, _mm512_castsi512_ps(u)));
+            _mm512_storeu_ps(c.as_mut_ptr(), short_cut(c_in, sum, e_dot));
             return 0;
         }
         let big_e = _mm512_max_epi32(e_dot, e_c);
@@ -222,6 +203,46 @@ unsafe fn clamp(x: __m512i, lo: i32, hi: i32) -> __m512i {
             _mm512_max_epi32(x, _mm512_set1_epi32(lo)),
             _mm512_set1_epi32(hi),
         )
+    }
+}
+
+/// The lanes whose accumulator (the bits of `c`) takes the usual step of a
+/// chain (`fused::SHORT_CUT`): finite, with `e_c − e_dot <= SHORT_CUT`.
+#[inline(always)]
+unsafe fn near_lanes(bits: __m512i, e_dot: __m512i) -> __mmask16 {
+    // SAFETY: see `fast_sums`.
+    unsafe {
+        let set1 = _mm512_set1_epi32;
+        let field = _mm512_and_si512(_mm512_srli_epi32::<23>(bits), set1(0xff));
+        let d = _mm512_sub_epi32(_mm512_sub_epi32(field, set1(127)), e_dot);
+        _mm512_mask_cmple_epi32_mask(
+            _mm512_cmpneq_epi32_mask(field, set1(0xff)),
+            d,
+            set1(SHORT_CUT),
+        )
+    }
+}
+
+/// The short cut's step for lanes that [`near_lanes`] lets take it: `c_in`
+/// the bits of `c` (4.3's dropped lanes zeroed), `sum` in units of `u =
+/// 2^(e_dot − 24)`: `⌊c/u⌋` (`c · 2^(24 − e_dot)` rounded toward −∞,
+/// floored), `S + ⌊c/u⌋` in f64, floored to 31 bits below its leading one,
+/// rounded to f32, times `u`.
+#[inline(always)]
+unsafe fn short_cut(c_in: __m512i, sum: __m512i, e_dot: __m512i) -> __m512 {
+    // SAFETY: see `fast_sums`.
+    unsafe {
+        let set1 = _mm512_set1_epi32;
+        const DOWN: i32 = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
+        let scale = _mm512_slli_epi32::<23>(_mm512_sub_epi32(set1(127 + 24), e_dot));
+        let below =
+            _mm512_mul_round_ps::<DOWN>(_mm512_castsi512_ps(c_in), _mm512_castsi512_ps(scale));
+        let below = _mm512_roundscale_ps::<DOWN>(below);
+        let lo = short_half::<true>(sum, below);
+        let hi = short_half::<false>(sum, below);
+        let x = _mm512_insertf32x8::<1>(_mm512_castps256_ps512(lo), hi);
+        let u = _mm512_slli_epi32::<23>(_mm512_add_epi32(e_dot, set1(127 - 24)));
+        _mm512_mul_ps(x, _mm512_castsi512_ps(u))
     }
 }
 
@@ -359,37 +380,11 @@ pub(super) unsafe fn fast_row(
         let (mut bits, mut near) = ([_mm512_setzero_si512(); 2], u16::MAX);
         for v in 0..2 {
             bits[v] = _mm512_loadu_si512(cs[v].as_ptr().cast());
-            let field = _mm512_and_si512(_mm512_srli_epi32::<23>(bits[v]), set1(0xff));
-            let d = _mm512_sub_epi32(_mm512_sub_epi32(field, set1(127)), e_dots[v]);
-            near &= _mm512_mask_cmple_epi32_mask(
-                _mm512_cmpneq_epi32_mask(field, set1(0xff)),
-                d,
-                set1(SHORT_CUT),
-            );
+            near &= near_lanes(bits[v], e_dots[v]);
         }
         if near == u16::MAX {
-            const DOWN: i32 = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
-            let mut below = [_mm512_setzero_ps(); 2];
             for v in 0..2 {
-                let scale = _mm512_slli_epi32::<23>(_mm512_sub_epi32(set1(127 + 24), e_dots[v]));
-                let x = _mm512_mul_round_ps::<DOWN>(
-                    _mm512_castsi512_ps(bits[v]),
-                    _mm512_castsi512_ps(scale),
-                );
-                below[v] = _mm512_roundscale_ps::<DOWN>(x);
-            }
-            let lo = [
-                short_half::<true>(sums[0], below[0]),
-                short_half::<true>(sums[1], below[1]),
-            ];
-            let hi = [
-                short_half::<false>(sums[0], below[0]),
-                short_half::<false>(sums[1], below[1]),
-            ];
-            for v in 0..2 {
-                let x = _mm512_insertf32x8::<1>(_mm512_castps256_ps512(lo[v]), hi[v]);
-                let u = _mm512_slli_epi32::<23>(_mm512_add_epi32(e_dots[v], set1(127 - 24)));
-                _mm512_storeu_ps(cs[v].as_mut_ptr(), _mm512_mul_ps(x, _mm512_castsi512_ps(u)));
+                _mm512_storeu_ps(cs[v].as_mut_ptr(), short_cut(bits[v], sums[v], e_dots[v]));
             }
             return [0; 2];
         }
