@@ -593,7 +593,8 @@ fn fast_decode(w: Packed, shift: u32) -> (f32, i32) {
 pub(super) struct Tile {
     pub(super) v: [f32; TILE],
     pub(super) e: [i32; TILE],
-    /// `e` as 16-bit integers (B's, for the AVX-512 copy's paired pass 1).
+    /// `e` as 16-bit integers (B's, for the AVX-512 copy's pass 1 on rows
+    /// of 32 outputs).
     pub(super) e16: [i16; TILE],
 }
 
@@ -637,14 +638,13 @@ fn fast_block<X: Instr, const SPLIT: bool, const N: usize, const W: usize, const
     let g = const { group_of::<X>() };
     let (m, k) = (X::SPEC.m, X::SPEC.k);
     // Rows of 32 outputs, two AVX-512 vectors: pass 1 on both at once in
-    // 16-bit lanes (`fused_avx512::fast_pair`), half its operations. Only
-    // for fp8/bf8 (16 k a group): f16/bf16 (8 k) ran 7 % slower so (Zen 4,
-    // 1024^3; fp8 10-25 % faster).
-    let paired =
-        cfg!(target_arch = "x86_64") && L >= super::cpu::AVX512 && W == 16 && N == 32 && SPLIT;
-    // Otherwise both vectors side by side (`fused_avx512::fast_row`).
+    // 16-bit lanes, half its operations, and the rest of the group per
+    // vector (`fused_avx512::fast_pair`, fp8/bf8) or both vectors side by
+    // side (`fused_avx512::fast_row`, the others). Both read B's
+    // exponents in 16 bits.
+    let row32 = cfg!(target_arch = "x86_64") && L >= super::cpu::AVX512 && W == 16 && N == 32;
     #[cfg(target_arch = "x86_64")]
-    let side_by_side = L >= super::cpu::AVX512 && W == 16 && N == 32 && !SPLIT;
+    let (paired, side_by_side) = (row32 && SPLIT, row32 && !SPLIT);
     // The integer dot product (`fused_dot`) for inputs of few fraction
     // bits, in rows of 16 or 32 outputs.
     #[cfg(target_arch = "x86_64")]
@@ -716,7 +716,7 @@ fn fast_block<X: Instr, const SPLIT: bool, const N: usize, const W: usize, const
                     }
                 }
                 if !decoded {
-                    decode_tiles::<N>((a, b), (t, blk), (m, k), paired, (ta, tb));
+                    decode_tiles::<N>((a, b), (t, blk), (m, k), row32, (ta, tb));
                     decoded = true;
                 }
                 #[cfg(target_arch = "x86_64")]
@@ -800,13 +800,13 @@ std::thread_local! {
 }
 
 /// Step `t` of block `blk`: A's `m × k` and B's `k × N` inputs decoded into
-/// the tiles of passes 1 and 2 (`paired`: B's exponents in 16 bits too).
+/// the tiles of passes 1 and 2 (`e16`: B's exponents in 16 bits too).
 #[inline(always)]
 fn decode_tiles<const N: usize>(
     (a, b): (Win<'_, Packed>, Win<'_, Packed>),
     (t, blk): (usize, usize),
     (m, k): (usize, usize),
-    paired: bool,
+    e16: bool,
     (ta, tb): (&mut Tile, &mut Tile),
 ) {
     for i in 0..m {
@@ -822,7 +822,7 @@ fn decode_tiles<const N: usize>(
             // Vector v of row kk at (kk · nv + v) · W = kk · N + v · W.
             let (v, e) = fast_decode(w, 1);
             (tb.v[at + j], tb.e[at + j]) = (v, e);
-            if paired {
+            if e16 {
                 // Exponents lie in −512..=127 (−512: zero).
                 tb.e16[at + j] = e as i16;
             }

@@ -29,18 +29,10 @@ pub(super) unsafe fn fast_pair<const SPLIT: bool>(
     // SAFETY: see `fast_sums`; every load reads 32 elements of a slice
     // checked to hold them.
     unsafe {
-        let mut e_dots = [_mm512_set1_epi16(i16::MIN); 2];
-        for (kk, &ea) in ta.e[a0..a0 + g].iter().enumerate() {
-            let eb = _mm512_loadu_si512(tb.e16[b0 + kk * 32..][..32].as_ptr().cast());
-            let e = _mm512_add_epi16(_mm512_set1_epi16(ea as i16), eb);
-            let p = if SPLIT { kk % 2 } else { 0 };
-            e_dots[p] = _mm512_max_epi16(e_dots[p], e);
-        }
-        let lo = |x: __m512i| _mm512_cvtepi16_epi32(_mm512_castsi512_si256(x));
-        let hi = |x: __m512i| _mm512_cvtepi16_epi32(_mm512_extracti64x4_epi64::<1>(x));
+        let e_dots = pass1_row::<SPLIT>((ta, tb), g, (a0, b0));
         let pre = [
-            [lo(e_dots[0]), lo(e_dots[1])],
-            [hi(e_dots[0]), hi(e_dots[1])],
+            [widen::<true>(e_dots[0]), widen::<true>(e_dots[1])],
+            [widen::<false>(e_dots[0]), widen::<false>(e_dots[1])],
         ];
         let mut redo = [0; 2];
         let (c0, c1) = c.split_at_mut(16);
@@ -51,6 +43,47 @@ pub(super) unsafe fn fast_pair<const SPLIT: bool>(
             redo[v] = fast_combine::<SPLIT>(&sum, &e_dot, c.try_into().expect("16 lanes"));
         }
         redo
+    }
+}
+
+/// Pass 1 for a row of 32 outputs in 32 lanes of 16 bits: the largest
+/// exponent per output (per parity of k if `SPLIT`, else in the first
+/// entry); A's exponents from `ta.e` at `a0`, B's from `tb.e16` at `b0`,
+/// 32 a row. Exponents lie in −512..=127 (−512: zero), their sums in
+/// −1024..=254.
+///
+/// # Safety
+/// As [`fast_sums`].
+#[inline(always)]
+unsafe fn pass1_row<const SPLIT: bool>(
+    (ta, tb): (&Tile, &Tile),
+    g: usize,
+    (a0, b0): (usize, usize),
+) -> [__m512i; 2] {
+    // SAFETY: see `fast_sums`; every load reads 32 elements of a slice
+    // checked to hold them.
+    unsafe {
+        let mut e_dots = [_mm512_set1_epi16(i16::MIN); 2];
+        for (kk, &ea) in ta.e[a0..a0 + g].iter().enumerate() {
+            let eb = _mm512_loadu_si512(tb.e16[b0 + kk * 32..][..32].as_ptr().cast());
+            let e = _mm512_add_epi16(_mm512_set1_epi16(ea as i16), eb);
+            let p = if SPLIT { kk % 2 } else { 0 };
+            e_dots[p] = _mm512_max_epi16(e_dots[p], e);
+        }
+        e_dots
+    }
+}
+
+/// Lanes 0..16 (`LO`) or 16..32 of 32 16-bit integers, as 32-bit ones.
+#[inline(always)]
+unsafe fn widen<const LO: bool>(x: __m512i) -> __m512i {
+    // SAFETY: see `fast_sums`.
+    unsafe {
+        if LO {
+            _mm512_cvtepi16_epi32(_mm512_castsi512_si256(x))
+        } else {
+            _mm512_cvtepi16_epi32(_mm512_extracti64x4_epi64::<1>(x))
+        }
     }
 }
 
@@ -335,8 +368,10 @@ unsafe fn combine_half<const LO: bool>(s: __m512i, unit: __m512i, c: __m512) -> 
 /// On Zen 5 (one thread, 1024³, production builds in alternating
 /// processes) that made the f16 and bf16 chains 3–10 % faster; two rows
 /// (four vectors) at once spilled registers and ran 4 % slower than one
-/// vector at a time, and pass 1 in 16-bit lanes (as [`fast_pair`]) gained
-/// nothing here either.
+/// vector at a time. Pass 1 runs on both vectors at once in 16-bit lanes
+/// ([`pass1_row`]), 8 operations a group where it took 16: on the Xeon,
+/// whose 512-bit operations issue on two ports, that made f16 5–7 %
+/// faster; on Zen 5 it is within the noise.
 ///
 /// # Safety
 /// As [`fast_sums`].
@@ -347,20 +382,14 @@ pub(super) unsafe fn fast_row(
     (a0, b0): (usize, usize),
     c: &mut [f32; 32],
 ) -> [u32; 2] {
-    let (av, ae) = (&ta.v[a0..a0 + g], &ta.e[a0..a0 + g]);
+    let av = &ta.v[a0..a0 + g];
     // SAFETY: see `fast_sums`; every load reads 16 elements of a slice
     // checked to hold them. (Loops over the two vectors, not closures: a
     // closure would not inherit the caller's target features.)
     unsafe {
         let set1 = _mm512_set1_epi32;
-        let mut e_dots = [set1(i32::MIN); 2];
-        for (kk, &ea) in ae.iter().enumerate() {
-            let ea = set1(ea);
-            for (v, e_dot) in e_dots.iter_mut().enumerate() {
-                let eb = _mm512_loadu_si512(tb.e[b0 + kk * 32 + v * 16..][..16].as_ptr().cast());
-                *e_dot = _mm512_max_epi32(*e_dot, _mm512_add_epi32(ea, eb));
-            }
-        }
+        let [e16, _] = pass1_row::<false>((ta, tb), g, (a0, b0));
+        let e_dots = [widen::<true>(e16), widen::<false>(e16)];
         let mut scale = [_mm512_setzero_ps(); 2];
         for (scale, &e_dot) in scale.iter_mut().zip(&e_dots) {
             let x = _mm512_sub_epi32(set1(151), e_dot);
