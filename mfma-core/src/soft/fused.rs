@@ -797,6 +797,9 @@ std::thread_local! {
     /// Steps whose decoded rows of A the x86 dot products took from the
     /// call before (`fused_dot::KEPT_STEPS`) on this thread.
     pub(super) static DOT_ROWS_KEPT: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
+    /// Steps whose decoded columns of B the x86 dot products took from a
+    /// call before (`fused_dot::DotTile::cols_of_step`) on this thread.
+    pub(super) static DOT_COLS_KEPT: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
 }
 
 /// Step `t` of block `blk`: A's `m × k` and B's `k × N` inputs decoded into

@@ -105,13 +105,9 @@ impl DotRows {
     }
 }
 
-/// Per-row and per-column bounds of one step, and its inputs as i16.
-pub(super) struct DotTile {
-    /// A's rows of the first [`KEPT_STEPS`] steps of a call, and of the
-    /// step being computed if later.
-    pub(super) rows: [DotRows; KEPT_STEPS + 1],
-    /// The step being computed: its rows are `rows[slot]`.
-    pub(super) slot: usize,
+/// B's columns of one step, decoded: per-column bounds and the inputs as
+/// i16.
+pub(super) struct DotCols {
     /// B's inputs as counts of their column and group's `2^lo`, rows `kk`
     /// and `kk + 1` interleaved: column `j` of pair `p` at `p·N + j`.
     pub(super) b_pairs: [i32; TILE / 2],
@@ -120,6 +116,48 @@ pub(super) struct DotTile {
     /// Per group and column (`gi·N + j`): `lo`, width.
     pub(super) b_lo: [i32; TILE / 4],
     pub(super) b_w: [i32; TILE / 4],
+    /// The smallest width of a column and group.
+    pub(super) min_b: i32,
+    /// What these were decoded from, where another call may reuse them:
+    /// the window's fill number and address (`Win::fill`), the step and
+    /// block, `(N, k, g, frac_b, lanes)`. `None`: not to be reused.
+    key: Option<ColsKey>,
+}
+
+/// See [`DotCols::key`].
+type ColsKey = (u64, usize, usize, usize, (usize, usize, usize, i32, usize));
+
+impl DotCols {
+    const fn new() -> Self {
+        DotCols {
+            b_pairs: [0; TILE / 2],
+            b_e16: [0; TILE],
+            b_lo: [0; TILE / 4],
+            b_w: [NO; TILE / 4],
+            min_b: NO,
+            key: None,
+        }
+    }
+}
+
+/// Slots of B's decoded columns a thread keeps: [`KEPT_STEPS`] steps of
+/// each of the four column positions of a workgroup's waves, and one for
+/// columns not kept.
+const COL_SLOTS: usize = 4 * KEPT_STEPS + 1;
+
+/// Per-row and per-column bounds of one step, and its inputs as i16.
+pub(super) struct DotTile {
+    /// A's rows of the first [`KEPT_STEPS`] steps of a call, and of the
+    /// step being computed if later.
+    pub(super) rows: [DotRows; KEPT_STEPS + 1],
+    /// The step being computed: its rows are `rows[slot]`.
+    pub(super) slot: usize,
+    /// B's columns of the first [`KEPT_STEPS`] steps of the calls on four
+    /// column positions of a panel (see [`DotTile::cols_of_step`]), and of
+    /// the step being computed if not kept.
+    cols: [DotCols; COL_SLOTS],
+    /// The step being computed: its columns are `cols[col_slot]`.
+    col_slot: usize,
 }
 
 impl DotTile {
@@ -127,10 +165,8 @@ impl DotTile {
         DotTile {
             rows: [const { DotRows::new() }; KEPT_STEPS + 1],
             slot: 0,
-            b_pairs: [0; TILE / 2],
-            b_e16: [0; TILE],
-            b_lo: [0; TILE / 4],
-            b_w: [NO; TILE / 4],
+            cols: [const { DotCols::new() }; COL_SLOTS],
+            col_slot: 0,
         }
     }
 
@@ -138,6 +174,50 @@ impl DotTile {
     #[inline(always)]
     pub(super) fn a(&self) -> &DotRows {
         &self.rows[self.slot]
+    }
+
+    /// The columns of B of the step being computed.
+    #[inline(always)]
+    pub(super) fn b(&self) -> &DotCols {
+        &self.cols[self.col_slot]
+    }
+
+    /// Makes step `t`'s columns of B (`b`, `N` of them, `k` deep in groups
+    /// of `g`) the current ones ([`DotTile::b`]) and returns them with
+    /// whether they must be decoded (by copy `lanes`): not if a call before
+    /// decoded the same ones, read through a window of the same panel
+    /// filling ([`Win::in_fill`]) and address (the first [`KEPT_STEPS`]
+    /// steps of a call). The waves of a workgroup column read the same
+    /// columns but run four waves apart (a workgroup row's waves run one
+    /// after the other): slots are direct-mapped by the window's column
+    /// position, so the four columns of a 128-wide block each keep their
+    /// own. Decoding B took 11–13 % of fp8's time; kept so, fp8 ran 8–10 %
+    /// faster on Zen 5 (one thread, 1024³, alternating production builds;
+    /// AVX-512 and AVX2 copies alike). Keys, not a compare of the inputs
+    /// as for A: a copy of decoded columns per thread, compared word for
+    /// word with B's inputs and copied back, had run slower than decoding.
+    #[inline(always)]
+    pub(super) fn cols_of_step<const N: usize>(
+        &mut self,
+        b: Win<'_, Packed>,
+        (t, blk): (usize, usize),
+        (k, g, frac_b, lanes): (usize, usize, i32, usize),
+    ) -> (&mut DotCols, bool) {
+        let (fill, at) = b.fill();
+        let kept = fill != 0 && t < KEPT_STEPS;
+        let slot = if kept {
+            (at / (N * core::mem::size_of::<Packed>())) % 4 * KEPT_STEPS + t
+        } else {
+            COL_SLOTS - 1
+        };
+        self.col_slot = slot;
+        let key = Some((fill, at, t, blk, (N, k, g, frac_b, lanes)));
+        let cols = &mut self.cols[slot];
+        let decode = !kept || cols.key != key;
+        #[cfg(test)]
+        super::fused::DOT_COLS_KEPT.set(super::fused::DOT_COLS_KEPT.get() + usize::from(!decode));
+        cols.key = if kept { key } else { None };
+        (cols, decode)
     }
 }
 
@@ -178,7 +258,7 @@ impl DotTile {
     /// the call before kept for this step where its shape, type, copy and
     /// packed inputs are the same (the first [`KEPT_STEPS`] steps), else
     /// the rows copy `C` decodes. The waves of a workgroup row, one after
-    /// the other, share them (each decodes its own B). On Zen 5 and the
+    /// the other, share them (B: [`DotTile::cols_of_step`]). On Zen 5 and the
     /// Sapphire Rapids Xeon that made fp8's GEMM 7–12 % faster (one
     /// thread, 1024³, median per-round ratio of 30 rounds in one process):
     /// decoding A's rows took about a sixth of its time.

@@ -29,6 +29,7 @@ impl DotTile {
         let groups = k / G;
         assert!(k.is_multiple_of(G) && N.is_multiple_of(16));
         assert!(m * k <= TILE && k * N <= TILE && m * groups <= TILE / 4 && groups * N <= TILE / 4);
+        let (cols, decode) = self.cols_of_step::<N>(b, (t, blk), (k, G, frac_b, 8));
         // SAFETY: loads and stores of 8 or 16 elements of slices checked
         // to hold them; the rest are register operations under the
         // caller's features.
@@ -36,13 +37,13 @@ impl DotTile {
             let set1 = _mm256_set1_epi32;
             let mut min_b = set1(NO);
             let rows = b.run::<N>(t, blk, 0, k);
-            for gi in 0..groups {
+            for gi in 0..if decode { groups } else { 0 } {
                 for j0 in (0..N).step_by(8) {
                     let (mut hi, mut min_e) = (set1(i32::MIN), set1(i32::MAX));
                     for kk in gi * G..(gi + 1) * G {
                         let w = _mm256_loadu_si256(rows.get::<8>(kk, j0).as_ptr().cast());
                         let e = exponents(w);
-                        let es = &mut self.b_e16[kk * N + j0..][..8];
+                        let es = &mut cols.b_e16[kk * N + j0..][..8];
                         let e16 = _mm_packs_epi32(
                             _mm256_castsi256_si128(e),
                             _mm256_extracti128_si256::<1>(e),
@@ -62,8 +63,8 @@ impl DotTile {
                     );
                     let width = _mm256_blendv_epi8(width, set1(NO), out);
                     let at = gi * N + j0;
-                    _mm256_storeu_si256(self.b_lo[at..][..8].as_mut_ptr().cast(), lo);
-                    _mm256_storeu_si256(self.b_w[at..][..8].as_mut_ptr().cast(), width);
+                    _mm256_storeu_si256(cols.b_lo[at..][..8].as_mut_ptr().cast(), lo);
+                    _mm256_storeu_si256(cols.b_w[at..][..8].as_mut_ptr().cast(), width);
                     min_b = _mm256_min_epi32(min_b, width);
                     for kk in (gi * G..(gi + 1) * G).step_by(2) {
                         let w0 = _mm256_loadu_si256(rows.get::<8>(kk, j0).as_ptr().cast());
@@ -74,14 +75,18 @@ impl DotTile {
                             _mm256_and_si256(v0, set1(0xffff)),
                             _mm256_slli_epi32::<16>(v1),
                         );
-                        let out = &mut self.b_pairs[kk / 2 * N + j0..][..8];
+                        let out = &mut cols.b_pairs[kk / 2 * N + j0..][..8];
                         _mm256_storeu_si256(out.as_mut_ptr().cast(), pair);
                     }
                 }
             }
+            if decode {
+                cols.min_b = horizontal_min(min_b);
+            }
+            let min_b = cols.min_b;
             // A's rows, each its own bounds, kept for the next call.
             let min_a = self.rows_of_step::<Avx2>(a, (t, blk), (m, k, G), frac_a);
-            min_a + horizontal_min(min_b) <= DOT_WIDTH
+            min_a + min_b <= DOT_WIDTH
         }
     }
 }
@@ -194,7 +199,10 @@ impl DotTile {
             let room = set1(DOT_WIDTH - self.a().a_w[ai]);
             let mut wide = _mm256_setzero_si256();
             for j0 in (0..N).step_by(8) {
-                wide = _mm256_or_si256(wide, _mm256_cmpgt_epi32(load8(&self.b_w[bi + j0..]), room));
+                wide = _mm256_or_si256(
+                    wide,
+                    _mm256_cmpgt_epi32(load8(&self.b().b_w[bi + j0..]), room),
+                );
             }
             if _mm256_testz_si256(wide, wide) == 0 {
                 return None;
@@ -210,12 +218,12 @@ impl DotTile {
                     let j0 = h * 16 + v * 8;
                     for p in 0..G / 2 {
                         let x = set1(vals.as_ptr().add(2 * p).cast::<i32>().read_unaligned());
-                        let y = load8(&self.b_pairs[(gi * G / 2 + p) * N + j0..]);
+                        let y = load8(&self.b().b_pairs[(gi * G / 2 + p) * N + j0..]);
                         acc[v] = _mm256_add_epi32(acc[v], _mm256_madd_epi16(x, y));
                     }
-                    let b_lo = load8(&self.b_lo[bi + j0..]);
+                    let b_lo = load8(&self.b().b_lo[bi + j0..]);
                     lo[v] = _mm256_add_epi32(set1(a_lo), b_lo);
-                    let b_hi = _mm256_add_epi32(b_lo, load8(&self.b_w[bi + j0..]));
+                    let b_hi = _mm256_add_epi32(b_lo, load8(&self.b().b_w[bi + j0..]));
                     let e_hat = _mm256_add_epi32(set1(a_hi), b_hi);
                     bad = _mm256_or_si256(bad, not_direct(c, acc[v], lo[v], e_hat));
                 }
@@ -231,7 +239,7 @@ impl DotTile {
                 let mut e16 = _mm256_set1_epi16(i16::MIN);
                 for (kk, &ea) in (gi * G..).zip(ea) {
                     let eb =
-                        _mm256_loadu_si256(self.b_e16[kk * N + h * 16..][..16].as_ptr().cast());
+                        _mm256_loadu_si256(self.b().b_e16[kk * N + h * 16..][..16].as_ptr().cast());
                     e16 = _mm256_max_epi16(e16, _mm256_add_epi16(_mm256_set1_epi16(ea as i16), eb));
                 }
                 let e_dot = [

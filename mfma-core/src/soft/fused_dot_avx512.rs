@@ -29,14 +29,15 @@ impl DotTile {
             g.is_multiple_of(2) && g <= 16 && k.is_multiple_of(g) && N.is_multiple_of(16)
         );
         assert!(m * k <= TILE && k * N <= TILE && m * groups <= TILE / 4 && groups * N <= TILE / 4);
-        let mut min_b = NO;
+        let (cols, decode) = self.cols_of_step::<N>(b, (t, blk), (k, g, frac_b, 16));
         // SAFETY: masked loads and stores touch the `g` elements of a
         // group only, inside slices checked to hold them; the rest are
         // register operations under the caller's features.
         unsafe {
             let m_field = _mm512_set1_epi32(M_FIELD as i32);
             let rows = b.run::<N>(t, blk, 0, k);
-            for gi in 0..groups {
+            let mut min_b = NO;
+            for gi in 0..if decode { groups } else { 0 } {
                 for j0 in (0..N).step_by(16) {
                     let (mut hi, mut min_e) =
                         (_mm512_set1_epi32(i32::MIN), _mm512_set1_epi32(i32::MAX));
@@ -44,7 +45,7 @@ impl DotTile {
                         let w = _mm512_loadu_si512(rows.get::<16>(kk, j0).as_ptr().cast());
                         let nz = _mm512_test_epi32_mask(w, m_field);
                         let e = exponents(w);
-                        let es = &mut self.b_e16[kk * N + j0..][..16];
+                        let es = &mut cols.b_e16[kk * N + j0..][..16];
                         _mm256_storeu_si256(es.as_mut_ptr().cast(), _mm512_cvtepi32_epi16(e));
                         hi = _mm512_mask_max_epi32(hi, nz, hi, e);
                         min_e = _mm512_mask_min_epi32(min_e, nz, min_e, e);
@@ -56,8 +57,8 @@ impl DotTile {
                         | _mm512_cmpgt_epi32_mask(width, _mm512_set1_epi32(I16_WIDTH));
                     let width = _mm512_mask_mov_epi32(width, out, _mm512_set1_epi32(NO));
                     let at = gi * N + j0;
-                    _mm512_storeu_si512(self.b_lo[at..][..16].as_mut_ptr().cast(), lo);
-                    _mm512_storeu_si512(self.b_w[at..][..16].as_mut_ptr().cast(), width);
+                    _mm512_storeu_si512(cols.b_lo[at..][..16].as_mut_ptr().cast(), lo);
+                    _mm512_storeu_si512(cols.b_w[at..][..16].as_mut_ptr().cast(), width);
                     min_b = min_b.min(_mm512_reduce_min_epi32(width));
                     for kk in (gi * g..(gi + 1) * g).step_by(2) {
                         let w0 = _mm512_loadu_si512(rows.get::<16>(kk, j0).as_ptr().cast());
@@ -68,11 +69,15 @@ impl DotTile {
                             _mm512_and_si512(v0, _mm512_set1_epi32(0xffff)),
                             _mm512_slli_epi32::<16>(v1),
                         );
-                        let out = &mut self.b_pairs[kk / 2 * N + j0..][..16];
+                        let out = &mut cols.b_pairs[kk / 2 * N + j0..][..16];
                         _mm512_storeu_si512(out.as_mut_ptr().cast(), pair);
                     }
                 }
             }
+            if decode {
+                cols.min_b = min_b;
+            }
+            let min_b = cols.min_b;
             // A's rows, each its own bounds, kept for the next call.
             let min_a = self.rows_of_step::<Avx512>(a, (t, blk), (m, k, g), frac_a);
             min_a + min_b <= DOT_WIDTH
@@ -171,9 +176,10 @@ impl DotTile {
         unsafe {
             let set1 = _mm512_set1_epi32;
             let room = set1(DOT_WIDTH - self.a().a_w[ai]);
-            let mut narrow = _mm512_cmple_epi32_mask(load16(&self.b_w[bi..]), room) == u16::MAX;
+            let mut narrow = _mm512_cmple_epi32_mask(load16(&self.b().b_w[bi..]), room) == u16::MAX;
             if N == 32 {
-                narrow &= _mm512_cmple_epi32_mask(load16(&self.b_w[bi + 16..]), room) == u16::MAX;
+                narrow &=
+                    _mm512_cmple_epi32_mask(load16(&self.b().b_w[bi + 16..]), room) == u16::MAX;
             }
             if !narrow {
                 return None;
@@ -186,14 +192,14 @@ impl DotTile {
                 let j0 = v * 16;
                 for p in 0..g / 2 {
                     let x = set1(vals.as_ptr().add(2 * p).cast::<i32>().read_unaligned());
-                    let y = load16(&self.b_pairs[(gi * g / 2 + p) * N + j0..]);
+                    let y = load16(&self.b().b_pairs[(gi * g / 2 + p) * N + j0..]);
                     acc[v] = _mm512_dpwssd_epi32(acc[v], x, y);
                 }
-                let b_lo = load16(&self.b_lo[bi + j0..]);
+                let b_lo = load16(&self.b().b_lo[bi + j0..]);
                 lo[v] = _mm512_add_epi32(set1(a_lo), b_lo);
                 e_hat[v] = _mm512_add_epi32(
                     set1(a_hi),
-                    _mm512_add_epi32(b_lo, load16(&self.b_w[bi + j0..])),
+                    _mm512_add_epi32(b_lo, load16(&self.b().b_w[bi + j0..])),
                 );
             }
             let chunks = c.as_chunks_mut::<16>().0;
@@ -218,7 +224,7 @@ impl DotTile {
             if N == 32 {
                 let mut e16 = _mm512_set1_epi16(i16::MIN);
                 for (kk, &ea) in (gi * g..).zip(ea) {
-                    let eb = _mm512_loadu_si512(self.b_e16[kk * N..][..32].as_ptr().cast());
+                    let eb = _mm512_loadu_si512(self.b().b_e16[kk * N..][..32].as_ptr().cast());
                     e16 = _mm512_max_epi16(e16, _mm512_add_epi16(_mm512_set1_epi16(ea as i16), eb));
                 }
                 e_dot = [
@@ -228,7 +234,7 @@ impl DotTile {
             } else {
                 for (kk, &ea) in (gi * g..).zip(ea) {
                     let eb = _mm512_cvtepi16_epi32(_mm256_loadu_si256(
-                        self.b_e16[kk * N..][..16].as_ptr().cast(),
+                        self.b().b_e16[kk * N..][..16].as_ptr().cast(),
                     ));
                     e_dot[0] = _mm512_max_epi32(e_dot[0], _mm512_add_epi32(set1(ea), eb));
                 }

@@ -60,6 +60,10 @@ pub struct Win<'a, W> {
     step: usize,
     block: usize,
     row: usize,
+    /// Which filling of a panel `data` lies in (see [`Win::fill`]); 0:
+    /// none known. (Only the x86 dot products read it.)
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    fill: u64,
 }
 
 impl<'a, W> Win<'a, W> {
@@ -83,7 +87,25 @@ impl<'a, W> Win<'a, W> {
             step,
             block,
             row,
+            fill: 0,
         }
+    }
+
+    /// This window, its data named as lying in filling `fill` of a panel:
+    /// every filling of every panel has its own number, so two windows of
+    /// one fill number and address see the same elements, and kernels may
+    /// keep what they derived from them (`fused_dot::DotCols`).
+    #[inline]
+    pub(crate) fn in_fill(self, fill: u64) -> Self {
+        Win { fill, ..self }
+    }
+
+    /// The fill number given by [`Win::in_fill`] (0: none), and where the
+    /// window starts.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    fn fill(&self) -> (u64, usize) {
+        (self.fill, self.data.as_ptr() as usize)
     }
 
     /// Row `r` of block `blk` of step `t`, `len` elements long.
@@ -1190,6 +1212,70 @@ mod tests {
                 );
             });
         }
+    }
+
+    /// The waves of a workgroup, row by row out of one filling of its
+    /// panels, reuse B's decoded columns in the x86 dot products (AVX2 and
+    /// AVX-512, those the CPU has) for their first `KEPT_STEPS` steps,
+    /// each column position its own, and give the loop's bits; after the
+    /// panel is filled again (here with one input changed) nothing decoded
+    /// before is reused.
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn waves_of_a_workgroup_reuse_bs_decoded_columns() {
+        use super::fused::DOT_COLS_KEPT;
+        use super::fused_dot::KEPT_STEPS;
+        use super::{execute_chain_panels, PanelA, PanelB};
+        use crate::cdna3::f32_32x32x16_fp8_fp8 as X;
+        let s = X::SPEC;
+        let mut rng = Bits(0xc01d_ca11);
+        let narrow = Source::Scaled(-3, 1);
+        let (waves, steps) = (4, KEPT_STEPS + 1);
+        let (rows, cols, k) = (waves * s.m, waves * s.n, steps * s.k);
+        let a: std::vec::Vec<_> = (0..rows * k).map(|_| rng.from(narrow)).collect();
+        let mut b: std::vec::Vec<_> = (0..k * cols).map(|_| rng.from(narrow)).collect();
+        let c = Acc::<X>::from_fn(|_, _, _| rng.from(Source::Scaled(-12, 8)));
+        let looped = |b: &[_], row: usize, col: usize| {
+            let mut d = c;
+            for t in 0..steps {
+                let fa = FragA::<X>::from_fn(|_, i, kk| a[(row + i) * k + t * s.k + kk]);
+                let fb = FragB::<X>::from_fn(|_, kk, j| b[(t * s.k + kk) * cols + col + j]);
+                super::run::<X>(Modifiers::NONE, &fa, &fb, &mut d);
+            }
+            d
+        };
+        each_copy(|copy| {
+            if copy == Kernels::Portable {
+                return;
+            }
+            let (mut pa, mut pb) = (PanelA::<X>::new(), PanelB::<X>::new());
+            pa.fill_rows(rows, k, |r| &a[r * k..][..k]);
+            pb.fill_rows(k, cols, |r| &b[r * cols..][..cols]);
+            let before = DOT_COLS_KEPT.get();
+            for (row, col) in (0..waves).flat_map(|r| (0..waves).map(move |c| (r * 32, c * 32))) {
+                let mut got = c;
+                execute_chain_panels(&pa, row, &pb, col, steps, &mut got);
+                assert_same_bits(
+                    &got,
+                    &looped(&b, row, col),
+                    &std::format!("wave {row} {col}"),
+                );
+            }
+            // Every wave but the first row's reuses its column's kept steps.
+            let kept = (waves - 1) * waves * KEPT_STEPS;
+            assert_eq!(DOT_COLS_KEPT.get() - before, kept, "{}", copy.name());
+            let at = (KEPT_STEPS - 1) * s.k * cols + 5;
+            b[at] = (1..)
+                .map(|_| rng.from(narrow))
+                .find(|x: &_| *x != b[at])
+                .expect("a value");
+            pb.fill_rows(k, cols, |r| &b[r * cols..][..cols]);
+            let before = DOT_COLS_KEPT.get();
+            let mut got = c;
+            execute_chain_panels(&pa, 32, &pb, 0, steps, &mut got);
+            assert_same_bits(&got, &looped(&b, 32, 0), "after the refill");
+            assert_eq!(DOT_COLS_KEPT.get(), before, "{}", copy.name());
+        });
     }
 
     /// Says which copies this CPU runs, and so which the tests compare

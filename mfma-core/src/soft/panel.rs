@@ -13,6 +13,7 @@ use super::{Kernel, Win};
 use crate::fragment::{Acc, Operand, A, B};
 use crate::instr::Instr;
 use core::marker::PhantomData;
+use core::sync::atomic::{AtomicU64, Ordering};
 use std::vec::Vec;
 
 /// Bytes of a cache line.
@@ -89,8 +90,13 @@ pub struct Panel<X: Instr, O: Input<X>> {
     pitch: usize,
     /// Every element passed the family's fast-path range check.
     plain: bool,
+    /// This filling's number, unique in the process (0: never filled).
+    fill: u64,
     _m: PhantomData<O>,
 }
+
+/// The number of the next filling of any panel.
+static FILLS: AtomicU64 = AtomicU64::new(1);
 
 /// A strip of A: `rows` along M, `cols` along K.
 pub type PanelA<X> = Panel<X, A>;
@@ -124,6 +130,7 @@ impl<X: Instr, O: Input<X>> Panel<X, O> {
             cols: 0,
             pitch: 0,
             plain: true,
+            fill: 0,
             _m: PhantomData,
         }
     }
@@ -203,6 +210,7 @@ impl<X: Instr, O: Input<X>> Panel<X, O> {
         let misalign = self.buf.as_ptr() as usize % LINE;
         self.start = (LINE - misalign) % LINE / size;
         (self.rows, self.cols, self.pitch) = (rows, cols, pitch);
+        self.fill = FILLS.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Elements from one row of a strip of `cols` columns to the next.
@@ -334,7 +342,8 @@ pub fn execute_chain_panels<X: Instr>(
         &b.data()[b_col..],
         [s.k * b.pitch, 0, b.pitch],
         [steps, s.blocks, s.k, s.n],
-    );
+    )
+    .in_fill(b.fill);
     X::Kernel::chain_wide::<X>(
         a_win,
         b_win,
