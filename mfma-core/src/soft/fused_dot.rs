@@ -89,6 +89,10 @@ pub(super) struct DotRows {
     /// reused.
     pub(super) key: Option<(usize, usize, usize, i32, usize)>,
     pub(super) raw: [Packed; TILE],
+    /// The window's fill number and address (`Win::fill`) and the block
+    /// they were decoded from: where a later window has the same (and a
+    /// fill number), `raw` need not be compared.
+    filled: (u64, usize, usize),
 }
 
 impl DotRows {
@@ -101,6 +105,7 @@ impl DotRows {
             min_a: NO,
             key: None,
             raw: [0; TILE],
+            filled: (0, 0, 0),
         }
     }
 }
@@ -257,7 +262,10 @@ impl DotTile {
     /// ones ([`DotTile::slot`]) and returns their smallest width: the rows
     /// the call before kept for this step where its shape, type, copy and
     /// packed inputs are the same (the first [`KEPT_STEPS`] steps), else
-    /// the rows copy `C` decodes. The waves of a workgroup row, one after
+    /// the rows copy `C` decodes. Inputs read out of a panel are the same
+    /// where the panel's fill number and the address are
+    /// ([`Win::in_fill`]); others are compared word for word (that compare
+    /// took about 8 % of fp8's time on Zen 5). The waves of a workgroup row, one after
     /// the other, share them (B: [`DotTile::cols_of_step`]). On Zen 5 and the
     /// Sapphire Rapids Xeon that made fp8's GEMM 7–12 % faster (one
     /// thread, 1024³, median per-round ratio of 30 rounds in one process):
@@ -280,9 +288,16 @@ impl DotTile {
         // (A loop, not `all` with a closure: a closure would not inherit
         // the caller's target features.)
         let mut same = t < KEPT_STEPS && rows.key == key;
-        for i in 0..m {
-            // SAFETY: as this function's.
-            same = same && unsafe { C::same_inputs(a.row(t, blk, i, k), &rows.raw[i * k..][..k]) };
+        let (fill, at) = a.fill();
+        let filled = (fill, at + t * a.step, blk);
+        if fill != 0 {
+            same = same && rows.filled == filled;
+        } else {
+            for i in 0..m {
+                // SAFETY: as this function's.
+                same =
+                    same && unsafe { C::same_inputs(a.row(t, blk, i, k), &rows.raw[i * k..][..k]) };
+            }
         }
         #[cfg(test)]
         super::fused::DOT_ROWS_KEPT.set(super::fused::DOT_ROWS_KEPT.get() + usize::from(same));
@@ -294,6 +309,7 @@ impl DotTile {
                 unsafe { C::decode_group(rows, a, (t, blk), (m, k, g), gi, frac_a) };
             }
             rows.key = if t < KEPT_STEPS { key } else { None };
+            rows.filled = filled;
         }
         rows.min_a
     }

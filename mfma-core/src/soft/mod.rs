@@ -1215,15 +1215,16 @@ mod tests {
     }
 
     /// The waves of a workgroup, row by row out of one filling of its
-    /// panels, reuse B's decoded columns in the x86 dot products (AVX2 and
-    /// AVX-512, those the CPU has) for their first `KEPT_STEPS` steps,
-    /// each column position its own, and give the loop's bits; after the
-    /// panel is filled again (here with one input changed) nothing decoded
-    /// before is reused.
+    /// panels, reuse A's decoded rows (the waves of a row) and B's decoded
+    /// columns (the waves of a column, each position its own) in the x86
+    /// dot products (AVX2 and AVX-512, those the CPU has) for their first
+    /// `KEPT_STEPS` steps, telling them by the panels' fill numbers, and
+    /// give the loop's bits; after a panel is filled again (here with one
+    /// input changed) nothing decoded from it before is reused.
     #[test]
     #[cfg(target_arch = "x86_64")]
-    fn waves_of_a_workgroup_reuse_bs_decoded_columns() {
-        use super::fused::DOT_COLS_KEPT;
+    fn waves_of_a_workgroup_reuse_decoded_rows_and_columns() {
+        use super::fused::{DOT_COLS_KEPT, DOT_ROWS_KEPT};
         use super::fused_dot::KEPT_STEPS;
         use super::{execute_chain_panels, PanelA, PanelB};
         use crate::cdna3::f32_32x32x16_fp8_fp8 as X;
@@ -1232,10 +1233,10 @@ mod tests {
         let narrow = Source::Scaled(-3, 1);
         let (waves, steps) = (4, KEPT_STEPS + 1);
         let (rows, cols, k) = (waves * s.m, waves * s.n, steps * s.k);
-        let a: std::vec::Vec<_> = (0..rows * k).map(|_| rng.from(narrow)).collect();
+        let mut a: std::vec::Vec<_> = (0..rows * k).map(|_| rng.from(narrow)).collect();
         let mut b: std::vec::Vec<_> = (0..k * cols).map(|_| rng.from(narrow)).collect();
         let c = Acc::<X>::from_fn(|_, _, _| rng.from(Source::Scaled(-12, 8)));
-        let looped = |b: &[_], row: usize, col: usize| {
+        let looped = |a: &[_], b: &[_], row: usize, col: usize| {
             let mut d = c;
             for t in 0..steps {
                 let fa = FragA::<X>::from_fn(|_, i, kk| a[(row + i) * k + t * s.k + kk]);
@@ -1244,6 +1245,15 @@ mod tests {
             }
             d
         };
+        // An input of the last kept step changed, to a value the path
+        // still takes.
+        let mut change = |x: &mut std::vec::Vec<_>, at: usize| {
+            x[at] = (1..)
+                .map(|_| rng.from(narrow))
+                .find(|y: &_| *y != x[at])
+                .expect("a value");
+        };
+        let kept = || (DOT_ROWS_KEPT.get(), DOT_COLS_KEPT.get());
         each_copy(|copy| {
             if copy == Kernels::Portable {
                 return;
@@ -1251,30 +1261,45 @@ mod tests {
             let (mut pa, mut pb) = (PanelA::<X>::new(), PanelB::<X>::new());
             pa.fill_rows(rows, k, |r| &a[r * k..][..k]);
             pb.fill_rows(k, cols, |r| &b[r * cols..][..cols]);
-            let before = DOT_COLS_KEPT.get();
+            let before = kept();
             for (row, col) in (0..waves).flat_map(|r| (0..waves).map(move |c| (r * 32, c * 32))) {
                 let mut got = c;
                 execute_chain_panels(&pa, row, &pb, col, steps, &mut got);
-                assert_same_bits(
-                    &got,
-                    &looped(&b, row, col),
-                    &std::format!("wave {row} {col}"),
-                );
+                let want = looped(&a, &b, row, col);
+                assert_same_bits(&got, &want, &std::format!("wave {row} {col}"));
             }
-            // Every wave but the first row's reuses its column's kept steps.
-            let kept = (waves - 1) * waves * KEPT_STEPS;
-            assert_eq!(DOT_COLS_KEPT.get() - before, kept, "{}", copy.name());
-            let at = (KEPT_STEPS - 1) * s.k * cols + 5;
-            b[at] = (1..)
-                .map(|_| rng.from(narrow))
-                .find(|x: &_| *x != b[at])
-                .expect("a value");
-            pb.fill_rows(k, cols, |r| &b[r * cols..][..cols]);
-            let before = DOT_COLS_KEPT.get();
-            let mut got = c;
-            execute_chain_panels(&pa, 32, &pb, 0, steps, &mut got);
-            assert_same_bits(&got, &looped(&b, 32, 0), "after the refill");
-            assert_eq!(DOT_COLS_KEPT.get(), before, "{}", copy.name());
+            // Every wave but the first of its row (column) reuses the
+            // row's (column's) kept steps.
+            let reused = (waves - 1) * waves * KEPT_STEPS;
+            let after = kept();
+            assert_eq!(
+                (after.0 - before.0, after.1 - before.1),
+                (reused, reused),
+                "{}",
+                copy.name()
+            );
+            for refill_a in [true, false] {
+                if refill_a {
+                    change(&mut a, (96 + 31) * k + (KEPT_STEPS - 1) * s.k + 3);
+                    pa.fill_rows(rows, k, |r| &a[r * k..][..k]);
+                } else {
+                    change(&mut b, (KEPT_STEPS - 1) * s.k * cols + 96 + 5);
+                    pb.fill_rows(k, cols, |r| &b[r * cols..][..cols]);
+                }
+                // The last wave's rows and columns, at the same addresses:
+                // only the fill number tells them apart.
+                let before = kept();
+                let mut got = c;
+                execute_chain_panels(&pa, 96, &pb, 96, steps, &mut got);
+                assert_same_bits(&got, &looped(&a, &b, 96, 96), "after the refill");
+                let after = kept();
+                let refilled = if refill_a {
+                    after.0 - before.0
+                } else {
+                    after.1 - before.1
+                };
+                assert_eq!(refilled, 0, "{}: refilled A {refill_a}", copy.name());
+            }
         });
     }
 

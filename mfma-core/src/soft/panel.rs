@@ -337,7 +337,8 @@ pub fn execute_chain_panels<X: Instr>(
         &a.data()[a_row * a.pitch..],
         [s.k, s.m * a.pitch, a.pitch],
         [steps, s.blocks, s.m, s.k],
-    );
+    )
+    .in_fill(a.fill);
     let b_win = Win::new(
         &b.data()[b_col..],
         [s.k * b.pitch, 0, b.pitch],
