@@ -29,7 +29,7 @@ pub(super) unsafe fn fast_pair<const SPLIT: bool>(
     // SAFETY: see `fast_sums`; every load reads 32 elements of a slice
     // checked to hold them.
     unsafe {
-        let e_dots = pass1_row::<SPLIT>((ta, tb), g, (a0, b0));
+        let e_dots = pass1_row::<SPLIT>(&ta.e[a0..a0 + g], &tb.e16[b0..]);
         let pre = [
             [widen::<true>(e_dots[0]), widen::<true>(e_dots[1])],
             [widen::<false>(e_dots[0]), widen::<false>(e_dots[1])],
@@ -48,24 +48,20 @@ pub(super) unsafe fn fast_pair<const SPLIT: bool>(
 
 /// Pass 1 for a row of 32 outputs in 32 lanes of 16 bits: the largest
 /// exponent per output (per parity of k if `SPLIT`, else in the first
-/// entry); A's exponents from `ta.e` at `a0`, B's from `tb.e16` at `b0`,
-/// 32 a row. Exponents lie in −512..=127 (−512: zero), their sums in
-/// −1024..=254.
+/// entry); A's exponents `ea` (a group's), B's `eb` in 16 bits, 32 a row
+/// from the group's first. Exponents lie in −512..=127 (−512: zero), their
+/// sums in −1024..=254.
 ///
 /// # Safety
 /// As [`fast_sums`].
 #[inline(always)]
-unsafe fn pass1_row<const SPLIT: bool>(
-    (ta, tb): (&Tile, &Tile),
-    g: usize,
-    (a0, b0): (usize, usize),
-) -> [__m512i; 2] {
+pub(super) unsafe fn pass1_row<const SPLIT: bool>(ea: &[i32], eb: &[i16]) -> [__m512i; 2] {
     // SAFETY: see `fast_sums`; every load reads 32 elements of a slice
     // checked to hold them.
     unsafe {
         let mut e_dots = [_mm512_set1_epi16(i16::MIN); 2];
-        for (kk, &ea) in ta.e[a0..a0 + g].iter().enumerate() {
-            let eb = _mm512_loadu_si512(tb.e16[b0 + kk * 32..][..32].as_ptr().cast());
+        for (kk, &ea) in ea.iter().enumerate() {
+            let eb = _mm512_loadu_si512(eb[kk * 32..][..32].as_ptr().cast());
             let e = _mm512_add_epi16(_mm512_set1_epi16(ea as i16), eb);
             let p = if SPLIT { kk % 2 } else { 0 };
             e_dots[p] = _mm512_max_epi16(e_dots[p], e);
@@ -76,7 +72,7 @@ unsafe fn pass1_row<const SPLIT: bool>(
 
 /// Lanes 0..16 (`LO`) or 16..32 of 32 16-bit integers, as 32-bit ones.
 #[inline(always)]
-unsafe fn widen<const LO: bool>(x: __m512i) -> __m512i {
+pub(super) unsafe fn widen<const LO: bool>(x: __m512i) -> __m512i {
     // SAFETY: see `fast_sums`.
     unsafe {
         if LO {
@@ -388,7 +384,7 @@ pub(super) unsafe fn fast_row(
     // closure would not inherit the caller's target features.)
     unsafe {
         let set1 = _mm512_set1_epi32;
-        let [e16, _] = pass1_row::<false>((ta, tb), g, (a0, b0));
+        let [e16, _] = pass1_row::<false>(&ta.e[a0..a0 + g], &tb.e16[b0..]);
         let e_dots = [widen::<true>(e16), widen::<false>(e16)];
         let mut scale = [_mm512_setzero_ps(); 2];
         for (scale, &e_dot) in scale.iter_mut().zip(&e_dots) {

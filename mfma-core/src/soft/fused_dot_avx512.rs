@@ -2,6 +2,7 @@
 //! `vpdpwssd` per two k).
 
 use super::fused::{Packed, E_BIAS, M_FIELD, TILE};
+use super::fused_avx512::{pass1_row, widen};
 use super::fused_dot::{DotRows, DotTile, RowsCopy, DOT_WIDTH, I16_WIDTH, NO};
 use super::Win;
 use core::arch::x86_64::*;
@@ -222,15 +223,8 @@ impl DotTile {
             let ea = &self.a().a_e[i * k + gi * g..][..g];
             let mut e_dot = [set1(i32::MIN); 2];
             if N == 32 {
-                let mut e16 = _mm512_set1_epi16(i16::MIN);
-                for (kk, &ea) in (gi * g..).zip(ea) {
-                    let eb = _mm512_loadu_si512(self.b().b_e16[kk * N..][..32].as_ptr().cast());
-                    e16 = _mm512_max_epi16(e16, _mm512_add_epi16(_mm512_set1_epi16(ea as i16), eb));
-                }
-                e_dot = [
-                    _mm512_cvtepi16_epi32(_mm512_castsi512_si256(e16)),
-                    _mm512_cvtepi16_epi32(_mm512_extracti64x4_epi64::<1>(e16)),
-                ];
+                let [e16, _] = pass1_row::<false>(ea, &self.b().b_e16[gi * g * N..]);
+                e_dot = [widen::<true>(e16), widen::<false>(e16)];
             } else {
                 for (kk, &ea) in (gi * g..).zip(ea) {
                     let eb = _mm512_cvtepi16_epi32(_mm256_loadu_si256(
