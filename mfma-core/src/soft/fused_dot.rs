@@ -288,8 +288,10 @@ impl DotTile {
         // (A loop, not `all` with a closure: a closure would not inherit
         // the caller's target features.)
         let mut same = t < KEPT_STEPS && rows.key == key;
+        // The slot stands for the step (later steps are not kept), so the
+        // window's own address and block say which rows these are.
         let (fill, at) = a.fill();
-        let filled = (fill, at + t * a.step, blk);
+        let filled = (fill, at, blk);
         if fill != 0 {
             same = same && rows.filled == filled;
         } else {
