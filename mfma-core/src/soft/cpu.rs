@@ -52,19 +52,31 @@ impl Kernels {
     }
 
     /// The best copy the CPU supports, capped by `MFMA_KERNELS`.
+    ///
+    /// Decided once per process, and kept by each thread as well: every
+    /// chain call asks, on every thread, and a read of the process-wide
+    /// state would share its cache line with whatever static the linker
+    /// puts beside it. One such neighbour was written on every panel
+    /// filling (the fill counter, since given blocks per thread), and 16
+    /// Xeon threads ran bf16 at 409–442 GFLOP/s instead of 654–742.
     pub fn available() -> Kernels {
         use core::sync::atomic::{AtomicU8, Ordering};
         const UNKNOWN: u8 = u8::MAX;
         // Detection is idempotent, so a race only repeats it.
         static STATE: AtomicU8 = AtomicU8::new(UNKNOWN);
-        match STATE.load(Ordering::Relaxed) {
-            UNKNOWN => {
-                let k = detect().min(env_cap());
-                STATE.store(k as u8, Ordering::Relaxed);
-                k
-            }
-            s => Kernels::ALL[usize::from(s)],
+        std::thread_local! {
+            static HERE: core::cell::Cell<u8> = const { core::cell::Cell::new(UNKNOWN) };
         }
+        let mut s = HERE.get();
+        if s == UNKNOWN {
+            s = STATE.load(Ordering::Relaxed);
+            if s == UNKNOWN {
+                s = detect().min(env_cap()) as u8;
+                STATE.store(s, Ordering::Relaxed);
+            }
+            HERE.set(s);
+        }
+        Kernels::ALL[usize::from(s)]
     }
 
     /// The best copy this CPU has, whatever `MFMA_KERNELS` says.
@@ -76,28 +88,7 @@ impl Kernels {
     /// capped by an enclosing [`with_kernels`].
     #[inline]
     pub fn active() -> Kernels {
-        Kernels::available_here().min(CAP.get())
-    }
-
-    /// [`available`](Kernels::available), kept per thread. Every chain
-    /// call asks, on every thread: a read of the process-wide state would
-    /// share its cache line with whatever static the linker puts beside it.
-    /// One such neighbour was written on every panel filling (the fill
-    /// counter, since given blocks per thread), and 16 Xeon threads ran
-    /// bf16 at 409–442 GFLOP/s instead of 654–742.
-    #[inline]
-    fn available_here() -> Kernels {
-        std::thread_local! {
-            static HERE: core::cell::Cell<u8> = const { core::cell::Cell::new(u8::MAX) };
-        }
-        match HERE.get() {
-            u8::MAX => {
-                let k = Kernels::available();
-                HERE.set(k as u8);
-                k
-            }
-            s => Kernels::ALL[usize::from(s)],
-        }
+        Kernels::available().min(CAP.get())
     }
 }
 
