@@ -91,6 +91,26 @@ pub trait ComputePolicy {
     ) {
         let _ = (staged, tile_a, tile_b_t, k_len, key);
     }
+
+    /// Whether [`stage`](Self::stage) will read A's tile `key` (`false`: it
+    /// kept that tile from an earlier workgroup), so that the host need not
+    /// ask the cache for it (see [`TileStorage::prefetch_for`](crate::TileStorage::prefetch_for)).
+    /// The default: it will.
+    ///
+    /// ```
+    /// use mfma_gemm::{ComputePolicy, MfmaPolicy, ScalarFmaPolicy, TileKey};
+    /// type P = MfmaPolicy<mfma_core::mfma!(f32_32x32x2f32)>;
+    /// let key = TileKey { block_row: 0, block_col: 0, k_tile: 0 };
+    /// assert!(P::stages_a(&Default::default(), key)); // nothing staged yet
+    /// assert!(<ScalarFmaPolicy>::stages_a(&Default::default(), key)); // reads tiles in place
+    /// ```
+    #[cfg(not(target_arch = "amdgpu"))]
+    #[inline]
+    fn stages_a(staged: &Self::Staged, key: crate::TileKey) -> bool {
+        let _ = (staged, key);
+        true
+    }
+
     /// Host: one worker's [`mma_k_tile`](ComputePolicy::mma_k_tile), which
     /// may read what [`stage`](ComputePolicy::stage) prepared instead of the
     /// tiles; the result must be the same, bit for bit. The default is

@@ -323,15 +323,19 @@ pub(crate) unsafe fn workgroup<T: TilePolicy, P: ComputePolicy, const TIMED: boo
     accs.clear();
     accs.extend(workers.clone().map(|_| P::zero()));
     for t in 0..T::k_tiles(k) {
-        tiles.prefetch(t);
-        tiles.acquire(t);
-        let (tile_a, tile_b_t) = (tiles.tile_a(t), tiles.tile_b_t(t));
-        let k_len = k_len::<T>(k, t);
         let key = TileKey {
             block_row: block_y,
             block_col: block_x,
             k_tile: t,
         };
+        let next = TileKey {
+            k_tile: t + 1,
+            ..key
+        };
+        tiles.prefetch_for(t, P::stages_a(staged, next));
+        tiles.acquire(t);
+        let (tile_a, tile_b_t) = (tiles.tile_a(t), tiles.tile_b_t(t));
+        let k_len = k_len::<T>(k, t);
         let start = clock();
         P::stage(staged, &tile_a, &tile_b_t, k_len, key);
         lap(start, &mut phases.stage);

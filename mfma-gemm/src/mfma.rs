@@ -197,6 +197,11 @@ impl<X: Instr> ComputePolicy for MfmaPolicy<X> {
     }
 
     #[cfg(not(target_arch = "amdgpu"))]
+    fn stages_a(staged: &MfmaStaging<X>, key: crate::TileKey) -> bool {
+        !staged.holds_a(key)
+    }
+
+    #[cfg(not(target_arch = "amdgpu"))]
     fn mma_staged(
         acc: &mut Acc<X>,
         staged: &MfmaStaging<X>,
@@ -317,6 +322,13 @@ impl<X: Instr> MfmaStaging<X> {
         }
         cached.tag = want;
         Some(&mut cached.panel)
+    }
+
+    /// Whether the slot of `key`'s A tile holds it.
+    fn holds_a(&self, key: crate::TileKey) -> bool {
+        self.a
+            .get(key.k_tile % Self::SLOTS)
+            .is_some_and(|c| c.tag == Some((key.block_row, key.k_tile)))
     }
 
     /// The current K tile of A.

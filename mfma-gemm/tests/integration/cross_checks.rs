@@ -188,3 +188,39 @@ fn a_host_scratch_serves_one_problem() {
     // SAFETY: one call at a time.
     unsafe { gemm_workgroup::<GlobalTiles<32, 32, 4>, P>(&second, 0, 0, &mut scratch) };
 }
+
+/// The host asks the cache for A's next tile only where staging will read
+/// it: `stages_a` must say no exactly for the tile a slot holds, so that
+/// a tile that is about to be packed is never left out.
+#[test]
+fn stages_a_is_false_only_for_the_tile_its_slot_holds() {
+    use mfma_gemm::{MfmaStaging, Tile, TileKey};
+    type X = mfma!(f32_32x32x2f32);
+    type P = MfmaPolicy<X>;
+    let (rows, k) = (64, 16);
+    let data = random::matrix::<f32>(rows * k, 3);
+    let tile = Tile::row_major(&data, rows, k);
+    let mut staged = MfmaStaging::<X>::default();
+    let key = |block_row, k_tile| TileKey {
+        block_row,
+        block_col: 5,
+        k_tile,
+    };
+    assert!(P::stages_a(&staged, key(2, 7)));
+    P::stage(&mut staged, &tile, &tile, k, key(2, 7));
+    assert!(!P::stages_a(&staged, key(2, 7)));
+    // Another workgroup column of the same block row reads the same A.
+    assert!(!P::stages_a(
+        &staged,
+        TileKey {
+            block_col: 0,
+            ..key(2, 7)
+        }
+    ));
+    assert!(P::stages_a(&staged, key(3, 7)), "another block row");
+    assert!(P::stages_a(&staged, key(2, 8)), "another K tile");
+    assert!(
+        P::stages_a(&staged, key(2, 7 + 64)),
+        "a K tile of the same slot"
+    );
+}
