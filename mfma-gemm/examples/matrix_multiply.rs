@@ -37,6 +37,12 @@
 //! and its baseline at each thread count, alternating, checks that every
 //! count gives the bits of the first, and prints where each thread's time
 //! went (spawn, packing, chains, stores, waiting for the last thread).
+//! Two yardsticks tell the machine's part from the GEMM's: a register-only
+//! fma loop before and after the policies, and under each policy its chains
+//! alone on each thread count (`mfma_gemm::chains_alone`: one staged K tile
+//! a thread, no packing, nothing read from beyond L2). A policy that scales
+//! as its chains alone do loses nothing to packing, memory or the work
+//! split; what its chains lose against the loop is the cores'.
 
 use clap::Parser;
 use mfma_gemm::catalog::{self, Config, Entry, Outcome};
@@ -669,6 +675,65 @@ mod compare {
         (threads * ITERS * crate::probe::CHAINS * lanes * 2) as f64 / best / 1e9
     }
 
+    /// `count: rate (speedup over the first count)`, comma separated.
+    fn speedups(counts: &[usize], rates: &[f64]) -> String {
+        let line: Vec<String> = counts
+            .iter()
+            .zip(rates)
+            .map(|(t, r)| format!("{t}: {r:.0} ({:.2}x)", r / rates[0]))
+            .collect();
+        line.join(", ")
+    }
+
+    /// GFLOP/s (GOP/s) of `threads` threads running policy `e`'s chains
+    /// alone ([`mfma_gemm::chains_alone`]): each thread stages its own copy
+    /// of one workgroup's inputs once, then runs every worker's step over
+    /// it, the work handed out in chunks of about 4 ms of one thread's, as
+    /// the GEMM hands out workgroups. No packing, no memory beyond the
+    /// staged tile and the accumulators: what the cores give to more
+    /// threads of the kernels themselves. Best of 3.
+    fn chains_probe(e: &Entry, cfg: &Config, threads: usize) -> f64 {
+        const CHUNKS: usize = 64;
+        let cfg = Config { threads, ..*cfg };
+        let mut run = (e.chains)(&cfg);
+        run(1);
+        let start = Instant::now();
+        run(4);
+        let round = start.elapsed().as_secs_f64() / 4.0;
+        let rounds = ((0.004 / round).ceil() as usize).max(1);
+        let mut best = f64::INFINITY;
+        let mut macs = 0;
+        for _ in 0..3 {
+            let next = AtomicUsize::new(0);
+            let ready = std::sync::Barrier::new(threads + 1);
+            let (next, ready) = (&next, &ready);
+            let (took, done) = std::thread::scope(|s| {
+                let workers: Vec<_> = (0..threads)
+                    .map(|_| {
+                        s.spawn(move || {
+                            let mut run = (e.chains)(&cfg);
+                            run(1);
+                            ready.wait();
+                            let mut macs = 0;
+                            while next.fetch_add(1, Ordering::Relaxed) < threads * CHUNKS {
+                                macs += run(rounds);
+                            }
+                            macs
+                        })
+                    })
+                    .collect();
+                ready.wait();
+                let start = Instant::now();
+                let done: usize = workers.into_iter().map(|w| w.join().unwrap()).sum();
+                (start.elapsed().as_secs_f64(), done)
+            });
+            if took < best {
+                (best, macs) = (took, done);
+            }
+        }
+        2.0 * macs as f64 / best / 1e9
+    }
+
     /// `--sweep`: every policy and its baseline at each thread count of
     /// `counts`, alternating, then one profiled run per count.
     pub fn sweep(
@@ -693,14 +758,9 @@ mod compare {
                 (true, "shared out in chunks"),
             ] {
                 let rates: Vec<f64> = counts.iter().map(|&t| fma_probe(t, shared)).collect();
-                let line: Vec<String> = counts
-                    .iter()
-                    .zip(&rates)
-                    .map(|(t, r)| format!("{t}: {r:.0} ({:.2}x)", r / rates[0]))
-                    .collect();
                 println!(
                     "register-only fma loop {when}, {how}, GFLOP/s (speedup): {}",
-                    line.join(", ")
+                    speedups(counts, &rates)
                 );
             }
         };
@@ -780,6 +840,13 @@ mod compare {
                     bl / bl1
                 ));
             }
+            let alone: Vec<f64> = counts.iter().map(|&t| chains_probe(e, cfg, t)).collect();
+            println!(
+                "{:<22} chains alone (a staged K tile a thread, shared out in chunks), {} (speedup): {}",
+                "",
+                if e.integer { "GOP/s" } else { "GFLOP/s" },
+                speedups(counts, &alone)
+            );
         }
         probe("after");
         for line in summary {

@@ -154,6 +154,32 @@ pub fn time<T: TilePolicy, P: ComputePolicy>(cfg: &Config) -> f64 {
     timed::<T, P>(cfg, &a, &b).0
 }
 
+/// A closure running [`chains_alone`](crate::chains_alone) `rounds` times
+/// per call; it returns the multiply-adds run.
+pub type ChainsRun = Box<dyn FnMut(usize) -> usize + Send>;
+
+/// [`Entry::chains`]: random inputs for one workgroup (a block tile of A
+/// and of B, one K tile deep; `cfg`'s seed), then a closure that runs
+/// [`chains_alone`](crate::chains_alone) on them: each call stages the
+/// tile once, then runs every worker's step `rounds` times.
+///
+/// ```
+/// use mfma_gemm::catalog::{find, Config};
+/// let cfg = Config { m: 256, n: 256, k: 256, seed: 1, threads: 1, warmup: 0, reps: 1 };
+/// let mut run = (find("f32_32x32x2f32").unwrap().chains)(&cfg);
+/// assert_eq!(run(2), 2 * 128 * 128 * 64); // block tile 128x128, K strip 64
+/// ```
+pub fn chains<T: TilePolicy, P: ComputePolicy>(cfg: &Config) -> ChainsRun {
+    let (m, n, k) = (T::BLOCK_TILE_M, T::BLOCK_TILE_N, T::K_TILE_SIZE);
+    let a = crate::random::matrix::<P::Elem>(m * k, cfg.seed);
+    let b = crate::random::matrix::<P::Elem>(k * n, cfg.seed.wrapping_add(1));
+    let mut c = std::vec![P::Out::ZERO; m * n];
+    Box::new(move |rounds| {
+        let p = crate::Problem::new(m, n, k, &a, &b, &mut c);
+        crate::chains_alone::<T, P>(&p, &mut crate::HostScratch::new(&p), rounds)
+    })
+}
+
 /// [`Entry::prepare`]: random inputs as for [`check`], then a closure that
 /// runs the GEMM on them.
 pub fn prepare<T: TilePolicy, P: ComputePolicy>(cfg: &Config) -> Box<dyn FnMut()> {
@@ -383,6 +409,9 @@ pub struct Entry {
     /// As `prepare`, each run timed phase by phase (to see what limits
     /// scaling with threads).
     pub prepare_profiled: fn(&Config) -> ProfiledRun,
+    /// The chains alone on one workgroup's inputs (see [`chains`]), with
+    /// the host tiles a GEMM of `cfg` uses.
+    pub chains: fn(&Config) -> ChainsRun,
     /// The policy's GPU kernel on a [`GemmDevice`], checked bit for bit
     /// against the software path (see [`check_device`]).
     pub check_device: fn(&Entry, &Config, &mut dyn GemmDevice) -> Result<Outcome, DeviceError>,
@@ -457,6 +486,7 @@ const fn entry<T: TilePolicy, P: ComputePolicy>(name: &'static str) -> Entry {
         time: time::<T, P>,
         prepare: prepare::<T, P>,
         prepare_profiled: prepare_profiled::<T, P>,
+        chains: chains::<T, P>,
         check_device: device_check::<T, P>,
     }
 }
@@ -480,6 +510,7 @@ const fn mfma_by_copy<T: TilePolicy, W: TilePolicy, X: Instr>() -> Entry {
         time: by_copy::time::<T, W, P<X>>,
         prepare: by_copy::prepare::<T, W, P<X>>,
         prepare_profiled: by_copy::prepare_profiled::<T, W, P<X>>,
+        chains: by_copy::chains::<T, W, P<X>>,
         check_device: by_copy::device_check::<T, W, P<X>>,
         ..mfma::<T, X>()
     }
@@ -528,6 +559,16 @@ mod by_copy {
             super::prepare_profiled::<W, P>(cfg)
         } else {
             super::prepare_profiled::<T, P>(cfg)
+        }
+    }
+
+    pub(super) fn chains<T: TilePolicy, W: TilePolicy, P: ComputePolicy>(
+        cfg: &Config,
+    ) -> ChainsRun {
+        if wide::<W>(cfg) {
+            super::chains::<W, P>(cfg)
+        } else {
+            super::chains::<T, P>(cfg)
         }
     }
 

@@ -358,6 +358,69 @@ pub(crate) unsafe fn workgroup<T: TilePolicy, P: ComputePolicy, const TIMED: boo
     phases.workgroups += 1;
 }
 
+/// The workers' steps of workgroup `(0, 0)` on its first K tile, `rounds`
+/// times over, the tile staged once: the chains alone, with no packing
+/// between them and no data beyond the staged tile and the accumulators
+/// (which stay in L1 or L2). What a GEMM's chains would run at if memory
+/// cost nothing; `--sweep` of the `matrix_multiply` example times it on
+/// several threads at once, next to the GEMM, to tell what the machine's
+/// cores give to more threads of the kernels themselves from what the GEMM
+/// around them loses. Returns the multiply-adds run.
+///
+/// The accumulators keep adding up, so their values mean nothing.
+///
+/// ```
+/// use mfma_gemm::{chains_alone, GlobalTiles, HostScratch, MfmaPolicy, Problem};
+/// type P = MfmaPolicy<mfma_core::mfma!(f32_32x32x2f32)>;
+/// let (m, n, k) = (64, 64, 32);
+/// let (a, b, mut c) = (vec![1.0f32; m * k], vec![0.5f32; k * n], vec![0.0f32; m * n]);
+/// let p = Problem::new(m, n, k, &a, &b, &mut c);
+/// let macs = chains_alone::<GlobalTiles<64, 64, 16>, P>(&p, &mut HostScratch::new(&p), 3);
+/// assert_eq!(macs, 3 * 64 * 64 * 16);
+/// ```
+///
+/// # Panics
+/// If `scratch` was made for another problem.
+#[cfg(not(target_arch = "amdgpu"))]
+pub fn chains_alone<T: TilePolicy, P: ComputePolicy>(
+    problem: &Problem<'_, P::Elem, P::Out>,
+    scratch: &mut HostScratch<'_, P>,
+    rounds: usize,
+) -> usize {
+    const { assert_tiling::<T, P>() };
+    assert!(
+        core::ptr::eq(scratch.problem, core::ptr::from_ref(problem).cast()),
+        "a HostScratch serves the problem it was made for"
+    );
+    let k = problem.k();
+    let (rows, cols) = (T::BLOCK_TILE_M, T::BLOCK_TILE_N);
+    let mut tiles = T::prologue(
+        problem.a().sub(0, 0, rows, k),
+        problem.b_t().sub(0, 0, cols, k),
+        Crew::ALONE,
+    );
+    tiles.acquire(0);
+    let (tile_a, tile_b_t) = (tiles.tile_a(0), tiles.tile_b_t(0));
+    let k_len = k_len::<T>(k, 0);
+    let HostScratch { staged, accs, .. } = scratch;
+    let key = TileKey {
+        block_row: 0,
+        block_col: 0,
+        k_tile: 0,
+    };
+    P::stage(staged, &tile_a, &tile_b_t, k_len, key);
+    let workers = (0..workers_per_block::<T, P>()).map(thread_tile_offset::<T, P>);
+    accs.clear();
+    accs.extend(workers.clone().map(|_| P::zero()));
+    for _ in 0..rounds {
+        for (acc, (row, col)) in accs.iter_mut().zip(workers.clone()) {
+            P::mma_staged(acc, staged, &tile_a, &tile_b_t, row, col, k_len);
+        }
+    }
+    tiles.release(0);
+    rounds * rows.min(problem.m()) * cols.min(problem.n()) * k_len
+}
+
 /// What the kernel needs of its policies, checked at compile time: thread
 /// tiles partition the block tile, and K steps the K tile.
 const fn assert_tiling<T: TilePolicy, P: ComputePolicy>() {

@@ -79,7 +79,7 @@ pub use tile::{Crew, GlobalStrips, GlobalTiles, TilePolicy, TileStorage};
 pub use view::{OutTile, Tile};
 
 #[cfg(not(target_arch = "amdgpu"))]
-pub use kernel::{gemm_workgroup, HostScratch, Phases, TileKey};
+pub use kernel::{chains_alone, gemm_workgroup, HostScratch, Phases, TileKey};
 #[cfg(not(target_arch = "amdgpu"))]
 pub use launch::{available_threads, gemm, gemm_profiled, Profile, ThreadProfile};
 #[cfg(not(target_arch = "amdgpu"))]
