@@ -748,7 +748,7 @@ mod compare {
         );
         println!(
             "(GFLOP/s; i8 in GOP/s; speedup = over the first count; breakdown from one profiled run, \
-             ms per thread on average: spawn = until its first workgroup, pack = staging panels, \
+             ms per thread on average: spawn = until its first workgroup, pack = staging panels and prefetching the next, \
              chains = the waves' instructions, store = writing C, tail = waiting for the last thread)"
         );
         // The machine's own scaling, before and after the policies.

@@ -264,7 +264,10 @@ pub(crate) const fn worker_cols<T: TilePolicy, P: ComputePolicy>() -> usize {
 #[cfg(not(target_arch = "amdgpu"))]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Phases {
-    /// Staging K tiles ([`ComputePolicy::stage`]: packing panels).
+    /// Staging K tiles ([`ComputePolicy::stage`]: packing panels), and
+    /// asking the cache for the next one ([`TileStorage::prefetch_for`]):
+    /// issuing those requests waits on memory about as long as they save
+    /// the packing, so the two are one cost.
     pub stage: core::time::Duration,
     /// The workers' steps ([`ComputePolicy::mma_staged`]).
     pub compute: core::time::Duration,
@@ -332,11 +335,11 @@ pub(crate) unsafe fn workgroup<T: TilePolicy, P: ComputePolicy, const TIMED: boo
             k_tile: t + 1,
             ..key
         };
+        let start = clock();
         tiles.prefetch_for(t, P::stages_a(staged, next));
         tiles.acquire(t);
         let (tile_a, tile_b_t) = (tiles.tile_a(t), tiles.tile_b_t(t));
         let k_len = k_len::<T>(k, t);
-        let start = clock();
         P::stage(staged, &tile_a, &tile_b_t, k_len, key);
         lap(start, &mut phases.stage);
         let start = clock();
