@@ -634,45 +634,76 @@ mod compare {
         2.0 * (cfg.m * cfg.n * cfg.k) as f64 / t / 1e9
     }
 
+    /// Chunks of work per thread in [`chunked`].
+    const CHUNKS: usize = 64;
+
+    /// Best of 3 runs of `threads` threads doing `threads * CHUNKS` chunks
+    /// of work: each thread makes its own state with `setup`, then, once
+    /// all have, runs `chunk` on it, taking the chunks from a shared
+    /// counter as the GEMM takes workgroups if `shared` (so that a slow
+    /// core takes fewer), or `CHUNKS` of them each if not. Returns the
+    /// units of work that `chunk` counted, per second from the first
+    /// thread's start to the last one's end (each thread reads the clock
+    /// itself: a coordinating thread, one more than the vCPUs, may not run
+    /// until a worker is preempted).
+    fn chunked<S>(
+        threads: usize,
+        shared: bool,
+        setup: &(dyn Fn() -> S + Sync),
+        chunk: &(dyn Fn(&mut S) -> usize + Sync),
+    ) -> f64 {
+        let mut best = (f64::INFINITY, 0);
+        for _ in 0..3 {
+            let next = AtomicUsize::new(0);
+            let ready = std::sync::Barrier::new(threads);
+            let (next, ready) = (&next, &ready);
+            let runs: Vec<(Instant, Instant, usize)> = std::thread::scope(|s| {
+                let workers: Vec<_> = (0..threads)
+                    .map(|_| {
+                        s.spawn(move || {
+                            let mut state = setup();
+                            ready.wait();
+                            let start = Instant::now();
+                            let (mut units, mut mine) = (0, 0);
+                            while if shared {
+                                next.fetch_add(1, Ordering::Relaxed) < threads * CHUNKS
+                            } else {
+                                mine < CHUNKS
+                            } {
+                                units += chunk(&mut state);
+                                mine += 1;
+                            }
+                            (start, Instant::now(), units)
+                        })
+                    })
+                    .collect();
+                workers.into_iter().map(|w| w.join().unwrap()).collect()
+            });
+            let start = runs.iter().map(|r| r.0).min().unwrap();
+            let end = runs.iter().map(|r| r.1).max().unwrap();
+            let run = ((end - start).as_secs_f64(), runs.iter().map(|r| r.2).sum());
+            best = if run.0 < best.0 { run } else { best };
+        }
+        best.1 as f64 / best.0
+    }
+
     /// GFLOP/s of `threads` threads running independent fmas on registers
     /// only (no memory), with the widest copy the kernels use: what the
     /// machine itself gives to more threads of such code (clock speed under
-    /// load, cores shared with other tenants). `shared`: the work is handed
-    /// out in chunks of a 64th of a thread's share, as the GEMM hands out
-    /// workgroups, so that a slow core takes less of it; otherwise each
-    /// thread runs its share. Best of 3.
+    /// load, cores shared with other tenants), the work handed out as
+    /// [`chunked`] says.
     fn fma_probe(threads: usize, shared: bool) -> f64 {
-        const ITERS: usize = 1 << 22;
-        const CHUNKS: usize = 64;
+        const ITERS: usize = 1 << 16;
         let lanes = match mfma_core::soft::Kernels::active() {
             mfma_core::soft::Kernels::Avx512 => 16,
             mfma_core::soft::Kernels::Avx2 => 8,
             mfma_core::soft::Kernels::Portable => return f64::NAN,
         };
-        let mut best = f64::INFINITY;
-        for _ in 0..3 {
-            let next = std::sync::atomic::AtomicUsize::new(0);
-            let next = &next;
-            let start = Instant::now();
-            std::thread::scope(|s| {
-                for _ in 0..threads {
-                    s.spawn(move || {
-                        if !shared {
-                            return std::hint::black_box(crate::probe::spin(lanes, ITERS));
-                        }
-                        let mut sum = 0.0;
-                        while next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-                            < threads * CHUNKS
-                        {
-                            sum += crate::probe::spin(lanes, ITERS / CHUNKS);
-                        }
-                        std::hint::black_box(sum)
-                    });
-                }
-            });
-            best = best.min(start.elapsed().as_secs_f64());
-        }
-        (threads * ITERS * crate::probe::CHAINS * lanes * 2) as f64 / best / 1e9
+        let spin = |_: &mut ()| {
+            std::hint::black_box(crate::probe::spin(lanes, ITERS));
+            ITERS * crate::probe::CHAINS * lanes * 2
+        };
+        chunked(threads, shared, &|| (), &spin) / 1e9
     }
 
     /// `count: rate (speedup over the first count)`, comma separated.
@@ -691,9 +722,8 @@ mod compare {
     /// it, the work handed out in chunks of about 4 ms of one thread's, as
     /// the GEMM hands out workgroups. No packing, no memory beyond the
     /// staged tile and the accumulators: what the cores give to more
-    /// threads of the kernels themselves. Best of 3.
+    /// threads of the kernels themselves.
     fn chains_probe(e: &Entry, cfg: &Config, threads: usize) -> f64 {
-        const CHUNKS: usize = 64;
         let cfg = Config { threads, ..*cfg };
         let mut run = (e.chains)(&cfg);
         run(1);
@@ -701,37 +731,12 @@ mod compare {
         run(4);
         let round = start.elapsed().as_secs_f64() / 4.0;
         let rounds = ((0.004 / round).ceil() as usize).max(1);
-        let mut best = f64::INFINITY;
-        let mut macs = 0;
-        for _ in 0..3 {
-            let next = AtomicUsize::new(0);
-            let ready = std::sync::Barrier::new(threads + 1);
-            let (next, ready) = (&next, &ready);
-            let (took, done) = std::thread::scope(|s| {
-                let workers: Vec<_> = (0..threads)
-                    .map(|_| {
-                        s.spawn(move || {
-                            let mut run = (e.chains)(&cfg);
-                            run(1);
-                            ready.wait();
-                            let mut macs = 0;
-                            while next.fetch_add(1, Ordering::Relaxed) < threads * CHUNKS {
-                                macs += run(rounds);
-                            }
-                            macs
-                        })
-                    })
-                    .collect();
-                ready.wait();
-                let start = Instant::now();
-                let done: usize = workers.into_iter().map(|w| w.join().unwrap()).sum();
-                (start.elapsed().as_secs_f64(), done)
-            });
-            if took < best {
-                (best, macs) = (took, done);
-            }
-        }
-        2.0 * macs as f64 / best / 1e9
+        let setup = || {
+            let mut run = (e.chains)(&cfg);
+            run(1);
+            run
+        };
+        2.0 * chunked(threads, true, &setup, &|run| run(rounds)) / 1e9
     }
 
     /// `--sweep`: every policy and its baseline at each thread count of

@@ -526,62 +526,34 @@ mod by_copy {
         wide_fits((W::BLOCK_TILE_M, W::BLOCK_TILE_N), cfg)
     }
 
-    pub(super) fn check<T: TilePolicy, W: TilePolicy, P: ComputePolicy>(cfg: &Config) -> Outcome {
-        if wide::<W>(cfg) {
-            super::check::<W, P>(cfg)
-        } else {
-            super::check::<T, P>(cfg)
-        }
+    /// `$name::<T, W, P>`: `super::$name::<W, P>` where `W` fits
+    /// `$cfg`'s problem under the AVX-512 kernels, else
+    /// `super::$name::<T, P>`, with the same arguments.
+    macro_rules! dispatch {
+        ($($name:ident($($arg:ident: $ty:ty),*) -> $ret:ty, by $cfg:ident;)*) => {$(
+            pub(super) fn $name<T: TilePolicy, W: TilePolicy, P: ComputePolicy>(
+                $($arg: $ty),*
+            ) -> $ret {
+                if wide::<W>($cfg) {
+                    super::$name::<W, P>($($arg),*)
+                } else {
+                    super::$name::<T, P>($($arg),*)
+                }
+            }
+        )*};
     }
 
-    pub(super) fn time<T: TilePolicy, W: TilePolicy, P: ComputePolicy>(cfg: &Config) -> f64 {
-        if wide::<W>(cfg) {
-            super::time::<W, P>(cfg)
-        } else {
-            super::time::<T, P>(cfg)
-        }
-    }
-
-    pub(super) fn prepare<T: TilePolicy, W: TilePolicy, P: ComputePolicy>(
-        cfg: &Config,
-    ) -> Box<dyn FnMut()> {
-        if wide::<W>(cfg) {
-            super::prepare::<W, P>(cfg)
-        } else {
-            super::prepare::<T, P>(cfg)
-        }
-    }
-
-    pub(super) fn prepare_profiled<T: TilePolicy, W: TilePolicy, P: ComputePolicy>(
-        cfg: &Config,
-    ) -> ProfiledRun {
-        if wide::<W>(cfg) {
-            super::prepare_profiled::<W, P>(cfg)
-        } else {
-            super::prepare_profiled::<T, P>(cfg)
-        }
-    }
-
-    pub(super) fn chains<T: TilePolicy, W: TilePolicy, P: ComputePolicy>(
-        cfg: &Config,
-    ) -> ChainsRun {
-        if wide::<W>(cfg) {
-            super::chains::<W, P>(cfg)
-        } else {
-            super::chains::<T, P>(cfg)
-        }
-    }
-
-    pub(super) fn device_check<T: TilePolicy, W: TilePolicy, P: ComputePolicy>(
-        entry: &Entry,
-        cfg: &Config,
-        device: &mut dyn GemmDevice,
-    ) -> Result<Outcome, DeviceError> {
-        if wide::<W>(cfg) {
-            super::device_check::<W, P>(entry, cfg, device)
-        } else {
-            super::device_check::<T, P>(entry, cfg, device)
-        }
+    dispatch! {
+        check(cfg: &Config) -> Outcome, by cfg;
+        time(cfg: &Config) -> f64, by cfg;
+        prepare(cfg: &Config) -> Box<dyn FnMut()>, by cfg;
+        prepare_profiled(cfg: &Config) -> ProfiledRun, by cfg;
+        chains(cfg: &Config) -> ChainsRun, by cfg;
+        device_check(
+            entry: &Entry,
+            cfg: &Config,
+            device: &mut dyn GemmDevice
+        ) -> Result<Outcome, DeviceError>, by cfg;
     }
 }
 

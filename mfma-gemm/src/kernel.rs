@@ -176,6 +176,56 @@ impl<'p, P: ComputePolicy> HostScratch<'p, P> {
             _p: core::marker::PhantomData,
         }
     }
+
+    /// The staged tiles, and one zeroed accumulator for each of `workers`
+    /// workers.
+    ///
+    /// # Panics
+    /// If `problem` is not the problem the scratch was made for.
+    fn parts(
+        &mut self,
+        problem: &Problem<'_, P::Elem, P::Out>,
+        workers: usize,
+    ) -> (&mut P::Staged, &mut [P::Accumulator]) {
+        assert!(
+            core::ptr::eq(self.problem, core::ptr::from_ref(problem).cast()),
+            "a HostScratch serves the problem it was made for"
+        );
+        self.accs.clear();
+        self.accs.resize_with(workers, P::zero);
+        (&mut self.staged, &mut self.accs)
+    }
+}
+
+/// The workers of workgroup `(block_x, block_y)` whose column (of
+/// [`worker_cols`]) lies in `cols`: the tile storage of their rows of A and
+/// columns of B, and their thread tiles' offsets in the block.
+#[cfg(not(target_arch = "amdgpu"))]
+fn columns<'a, T: TilePolicy, P: ComputePolicy>(
+    problem: &Problem<'a, P::Elem, P::Out>,
+    block_x: usize,
+    block_y: usize,
+    cols: core::ops::Range<usize>,
+) -> (
+    T::Storage<'a, P::Elem>,
+    impl Iterator<Item = (usize, usize)> + Clone,
+) {
+    let (row0, col0) = (block_y * T::BLOCK_TILE_M, block_x * T::BLOCK_TILE_N);
+    let k = problem.k();
+    let tiles = T::prologue(
+        problem.a().sub(row0, 0, T::BLOCK_TILE_M, k),
+        problem.b_t().sub(
+            col0 + cols.start * P::THREAD_TILE_N,
+            0,
+            cols.len() * P::THREAD_TILE_N,
+            k,
+        ),
+        Crew::ALONE,
+    );
+    let workers = (0..workers_per_block::<T, P>())
+        .filter(move |w| cols.contains(&(w % worker_cols::<T, P>())))
+        .map(thread_tile_offset::<T, P>);
+    (tiles, workers)
 }
 
 /// Which part of the problem a staged K tile holds. Within one problem,
@@ -305,26 +355,10 @@ pub(crate) unsafe fn workgroup<T: TilePolicy, P: ComputePolicy, const TIMED: boo
         }
     };
     let (row0, col0) = (block_y * T::BLOCK_TILE_M, block_x * T::BLOCK_TILE_N);
-    // The workers of `cols`, and where their columns of B start in the block.
-    let workers = (0..workers_per_block::<T, P>())
-        .filter(|w| cols.contains(&(w % worker_cols::<T, P>())))
-        .map(thread_tile_offset::<T, P>);
     let b0 = cols.start * P::THREAD_TILE_N;
+    let (mut tiles, workers) = columns::<T, P>(problem, block_x, block_y, cols);
+    let (staged, accs) = scratch.parts(problem, workers.clone().count());
     let k = problem.k();
-    let mut tiles = T::prologue(
-        problem.a().sub(row0, 0, T::BLOCK_TILE_M, k),
-        problem
-            .b_t()
-            .sub(col0 + b0, 0, cols.len() * P::THREAD_TILE_N, k),
-        Crew::ALONE,
-    );
-    assert!(
-        core::ptr::eq(scratch.problem, core::ptr::from_ref(problem).cast()),
-        "a HostScratch serves the problem it was made for"
-    );
-    let HostScratch { staged, accs, .. } = scratch;
-    accs.clear();
-    accs.extend(workers.clone().map(|_| P::zero()));
     for t in 0..T::k_tiles(k) {
         let key = TileKey {
             block_row: block_y,
@@ -391,36 +425,24 @@ pub fn chains_alone<T: TilePolicy, P: ComputePolicy>(
     rounds: usize,
 ) -> usize {
     const { assert_tiling::<T, P>() };
-    assert!(
-        core::ptr::eq(scratch.problem, core::ptr::from_ref(problem).cast()),
-        "a HostScratch serves the problem it was made for"
-    );
-    let k = problem.k();
-    let (rows, cols) = (T::BLOCK_TILE_M, T::BLOCK_TILE_N);
-    let mut tiles = T::prologue(
-        problem.a().sub(0, 0, rows, k),
-        problem.b_t().sub(0, 0, cols, k),
-        Crew::ALONE,
-    );
+    let (mut tiles, workers) = columns::<T, P>(problem, 0, 0, 0..worker_cols::<T, P>());
+    let (staged, accs) = scratch.parts(problem, workers.clone().count());
     tiles.acquire(0);
     let (tile_a, tile_b_t) = (tiles.tile_a(0), tiles.tile_b_t(0));
-    let k_len = k_len::<T>(k, 0);
-    let HostScratch { staged, accs, .. } = scratch;
+    let k_len = k_len::<T>(problem.k(), 0);
     let key = TileKey {
         block_row: 0,
         block_col: 0,
         k_tile: 0,
     };
     P::stage(staged, &tile_a, &tile_b_t, k_len, key);
-    let workers = (0..workers_per_block::<T, P>()).map(thread_tile_offset::<T, P>);
-    accs.clear();
-    accs.extend(workers.clone().map(|_| P::zero()));
     for _ in 0..rounds {
         for (acc, (row, col)) in accs.iter_mut().zip(workers.clone()) {
             P::mma_staged(acc, staged, &tile_a, &tile_b_t, row, col, k_len);
         }
     }
     tiles.release(0);
+    let (rows, cols) = (T::BLOCK_TILE_M, T::BLOCK_TILE_N);
     rounds * rows.min(problem.m()) * cols.min(problem.n()) * k_len
 }
 
