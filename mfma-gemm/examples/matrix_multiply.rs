@@ -42,7 +42,10 @@
 //! alone on each thread count (`mfma_gemm::chains_alone`: one staged K tile
 //! a thread, no packing, nothing read from beyond L2). A policy that scales
 //! as its chains alone do loses nothing to packing, memory or the work
-//! split; what its chains lose against the loop is the cores'.
+//! split; what its chains lose against the loop is the cores'. Each of the
+//! three also prints the share of its threads' time the hypervisor gave
+//! other guests (`steal`, from `/proc/stat`, on Linux): on a shared virtual
+//! machine, time no code of ours can win back.
 
 use clap::Parser;
 use mfma_gemm::catalog::{self, Config, Entry, Outcome};
@@ -464,6 +467,19 @@ mod probe {
     /// Independent accumulators: enough to cover the fma latency.
     pub const CHAINS: usize = 16;
 
+    /// Clock ticks (1/100 s) that all CPUs have spent stolen by the
+    /// hypervisor (running another guest while this one's vCPU was ready
+    /// to run): `/proc/stat`'s steal time. `None` where there is none.
+    pub fn steal_ticks() -> Option<u64> {
+        let stat = std::fs::read_to_string("/proc/stat").ok()?;
+        stat.lines().next()?.split_whitespace().nth(8)?.parse().ok()
+    }
+
+    /// Seconds stolen since [`steal_ticks`] read `before`.
+    pub fn stolen_since(before: Option<u64>) -> Option<f64> {
+        Some((steal_ticks()? - before?) as f64 / 100.0)
+    }
+
     /// `iters` rounds of `CHAINS` fmas on `lanes` (8 or 16) f32 lanes.
     pub fn spin(lanes: usize, iters: usize) -> f32 {
         #[cfg(target_arch = "x86_64")]
@@ -637,27 +653,39 @@ mod compare {
     /// Chunks of work per thread in [`chunked`].
     const CHUNKS: usize = 64;
 
+    /// What [`chunked`] measured.
+    #[derive(Clone, Copy)]
+    struct Probed {
+        /// Units of work per second.
+        rate: f64,
+        /// Of the time the threads ran, the share the hypervisor ran
+        /// something else on their vCPUs (all CPUs' steal time, over the
+        /// threads' time), from `/proc/stat`.
+        steal: Option<f64>,
+    }
+
     /// Best of 3 runs of `threads` threads doing `threads * CHUNKS` chunks
     /// of work: each thread makes its own state with `setup`, then, once
     /// all have, runs `chunk` on it, taking the chunks from a shared
     /// counter as the GEMM takes workgroups if `shared` (so that a slow
-    /// core takes fewer), or `CHUNKS` of them each if not. Returns the
+    /// core takes fewer), or `CHUNKS` of them each if not. The rate is the
     /// units of work that `chunk` counted, per second from the first
     /// thread's start to the last one's end (each thread reads the clock
     /// itself: a coordinating thread, one more than the vCPUs, may not run
-    /// until a worker is preempted).
+    /// until a worker is preempted); the steal is the best run's.
     fn chunked<S>(
         threads: usize,
         shared: bool,
         setup: &(dyn Fn() -> S + Sync),
         chunk: &(dyn Fn(&mut S) -> usize + Sync),
-    ) -> f64 {
-        let mut best = (f64::INFINITY, 0);
+    ) -> Probed {
+        let mut best = (f64::INFINITY, None);
         for _ in 0..3 {
             let next = AtomicUsize::new(0);
             let ready = std::sync::Barrier::new(threads);
             let (next, ready) = (&next, &ready);
-            let runs: Vec<(Instant, Instant, usize)> = std::thread::scope(|s| {
+            let ticks = crate::probe::steal_ticks();
+            let runs: Vec<_> = std::thread::scope(|s| {
                 let workers: Vec<_> = (0..threads)
                     .map(|_| {
                         s.spawn(move || {
@@ -681,10 +709,22 @@ mod compare {
             });
             let start = runs.iter().map(|r| r.0).min().unwrap();
             let end = runs.iter().map(|r| r.1).max().unwrap();
-            let run = ((end - start).as_secs_f64(), runs.iter().map(|r| r.2).sum());
-            best = if run.0 < best.0 { run } else { best };
+            let seconds = (end - start).as_secs_f64();
+            if seconds >= best.0 {
+                continue;
+            }
+            let busy: f64 = runs.iter().map(|r| (r.1 - r.0).as_secs_f64()).sum();
+            let steal = crate::probe::stolen_since(ticks).map(|s| s / busy);
+            let units: usize = runs.iter().map(|r| r.2).sum();
+            best = (
+                seconds,
+                Some(Probed {
+                    rate: units as f64 / seconds,
+                    steal,
+                }),
+            );
         }
-        best.1 as f64 / best.0
+        best.1.unwrap()
     }
 
     /// GFLOP/s of `threads` threads running independent fmas on registers
@@ -692,26 +732,40 @@ mod compare {
     /// machine itself gives to more threads of such code (clock speed under
     /// load, cores shared with other tenants), the work handed out as
     /// [`chunked`] says.
-    fn fma_probe(threads: usize, shared: bool) -> f64 {
+    fn fma_probe(threads: usize, shared: bool) -> Option<Probed> {
         const ITERS: usize = 1 << 16;
         let lanes = match mfma_core::soft::Kernels::active() {
             mfma_core::soft::Kernels::Avx512 => 16,
             mfma_core::soft::Kernels::Avx2 => 8,
-            mfma_core::soft::Kernels::Portable => return f64::NAN,
+            mfma_core::soft::Kernels::Portable => return None,
         };
         let spin = |_: &mut ()| {
             std::hint::black_box(crate::probe::spin(lanes, ITERS));
             ITERS * crate::probe::CHAINS * lanes * 2
         };
-        chunked(threads, shared, &|| (), &spin) / 1e9
+        let probed = chunked(threads, shared, &|| (), &spin);
+        Some(Probed {
+            rate: probed.rate / 1e9,
+            ..probed
+        })
     }
 
-    /// `count: rate (speedup over the first count)`, comma separated.
-    fn speedups(counts: &[usize], rates: &[f64]) -> String {
+    /// `count: rate (speedup over the first count, share of the threads'
+    /// time stolen by the hypervisor where measured)`, comma separated.
+    fn speedups(counts: &[usize], probes: &[Probed]) -> String {
         let line: Vec<String> = counts
             .iter()
-            .zip(rates)
-            .map(|(t, r)| format!("{t}: {r:.0} ({:.2}x)", r / rates[0]))
+            .zip(probes)
+            .map(|(t, p)| {
+                let steal = p
+                    .steal
+                    .map_or(String::new(), |s| format!(", steal {:.1}%", 100.0 * s));
+                format!(
+                    "{t}: {:.0} ({:.2}x{steal})",
+                    p.rate,
+                    p.rate / probes[0].rate
+                )
+            })
             .collect();
         line.join(", ")
     }
@@ -723,7 +777,7 @@ mod compare {
     /// the GEMM hands out workgroups. No packing, no memory beyond the
     /// staged tile and the accumulators: what the cores give to more
     /// threads of the kernels themselves.
-    fn chains_probe(e: &Entry, cfg: &Config, threads: usize) -> f64 {
+    fn chains_probe(e: &Entry, cfg: &Config, threads: usize) -> Probed {
         let cfg = Config { threads, ..*cfg };
         let mut run = (e.chains)(&cfg);
         run(1);
@@ -736,7 +790,11 @@ mod compare {
             run(1);
             run
         };
-        2.0 * chunked(threads, true, &setup, &|run| run(rounds)) / 1e9
+        let probed = chunked(threads, true, &setup, &|run| run(rounds));
+        Probed {
+            rate: 2.0 * probed.rate / 1e9,
+            ..probed
+        }
     }
 
     /// `--sweep`: every policy and its baseline at each thread count of
@@ -754,7 +812,8 @@ mod compare {
         println!(
             "(GFLOP/s; i8 in GOP/s; speedup = over the first count; breakdown from one profiled run, \
              ms per thread on average: spawn = until its first workgroup, pack = staging panels and prefetching the next, \
-             chains = the waves' instructions, store = writing C, tail = waiting for the last thread)"
+             chains = the waves' instructions, store = writing C, tail = waiting for the last thread; \
+             steal = share of the timed runs' thread time the hypervisor gave other guests, from /proc/stat)"
         );
         // The machine's own scaling, before and after the policies.
         let probe = |when: &str| {
@@ -762,10 +821,14 @@ mod compare {
                 (false, "each thread its share"),
                 (true, "shared out in chunks"),
             ] {
-                let rates: Vec<f64> = counts.iter().map(|&t| fma_probe(t, shared)).collect();
+                let probes: Option<Vec<Probed>> =
+                    counts.iter().map(|&t| fma_probe(t, shared)).collect();
+                let Some(probes) = probes else {
+                    return println!("register-only fma loop: none (no vector kernels)");
+                };
                 println!(
                     "register-only fma loop {when}, {how}, GFLOP/s (speedup): {}",
-                    speedups(counts, &rates)
+                    speedups(counts, &probes)
                 );
             }
         };
@@ -788,12 +851,21 @@ mod compare {
                 runs.iter_mut().flatten().for_each(|f| f());
             }
             let mut best = vec![[f64::INFINITY; 2]; counts.len()];
+            // Per count: seconds stolen from the emulated runs' vCPUs, and
+            // those runs' thread-seconds.
+            let mut stolen = vec![Some((0.0, 0.0)); counts.len()];
             let start = Instant::now();
             for _ in 0..cfg.reps.max(1) {
-                for (best, runs) in best.iter_mut().zip(&mut runs) {
-                    for (best, f) in best.iter_mut().zip(runs) {
-                        *best = best.min(time(f));
-                    }
+                for (((best, [emu, base]), stolen), &threads) in
+                    best.iter_mut().zip(&mut runs).zip(&mut stolen).zip(counts)
+                {
+                    let ticks = crate::probe::steal_ticks();
+                    let t = time(emu);
+                    *stolen = stolen
+                        .zip(crate::probe::stolen_since(ticks))
+                        .map(|((s, busy), new)| (s + new, busy + t * threads as f64));
+                    best[0] = best[0].min(t);
+                    best[1] = best[1].min(time(base));
                 }
                 if start.elapsed().as_secs_f64() > budget {
                     break;
@@ -801,12 +873,14 @@ mod compare {
             }
             drop(runs);
             println!(
-                "{:<22} {:<10} {:>7} {:>9} {:>9} {:>7} {:>7} {:>8} {:>6} {:>7} {:>8} {:>6} {:>6} {:>8}",
-                e.name, "dtype", "threads", "emu", "base", "x", "speedup", "base sp.",
+                "{:<22} {:<10} {:>7} {:>9} {:>9} {:>7} {:>7} {:>8} {:>6} {:>6} {:>7} {:>8} {:>6} {:>6} {:>8}",
+                e.name, "dtype", "threads", "emu", "base", "x", "speedup", "base sp.", "steal",
                 "spawn", "pack", "chains", "store", "tail", "same bits"
             );
             let mut first_hash = None;
-            for ((c, &[emu_t, base_t]), &threads) in cfgs.iter().zip(&best).zip(counts) {
+            for (((c, &[emu_t, base_t]), &threads), stolen) in
+                cfgs.iter().zip(&best).zip(counts).zip(&stolen)
+            {
                 // The second run: the first faults C's pages in.
                 let mut profiled = (e.prepare_profiled)(c);
                 profiled();
@@ -821,8 +895,10 @@ mod compare {
                 let wall = ms(profile.wall);
                 let (emu, bl) = (gflops(cfg, emu_t), gflops(cfg, base_t));
                 let [emu1, bl1] = best[0].map(|t| gflops(cfg, t));
+                let steal =
+                    stolen.map_or("-".into(), |(s, busy)| format!("{:.1}%", 100.0 * s / busy));
                 println!(
-                    "{:<22} {:<10} {:>7} {:>9.2} {:>9.2} {:>7.3} {:>7.2} {:>8.2} {:>6.2} {:>7.2} {:>8.2} {:>6.2} {:>6.2} {:>8}",
+                    "{:<22} {:<10} {:>7} {:>9.2} {:>9.2} {:>7.3} {:>7.2} {:>8.2} {:>6} {:>6.2} {:>7.2} {:>8.2} {:>6.2} {:>6.2} {:>8}",
                     "",
                     dtype,
                     threads,
@@ -831,6 +907,7 @@ mod compare {
                     emu / bl,
                     emu / emu1,
                     bl / bl1,
+                    steal,
                     mean(&|t| ms(t.start)),
                     mean(&|t| ms(t.phases.stage)),
                     mean(&|t| ms(t.phases.compute)),
@@ -845,7 +922,7 @@ mod compare {
                     bl / bl1
                 ));
             }
-            let alone: Vec<f64> = counts.iter().map(|&t| chains_probe(e, cfg, t)).collect();
+            let alone: Vec<Probed> = counts.iter().map(|&t| chains_probe(e, cfg, t)).collect();
             println!(
                 "{:<22} chains alone (a staged K tile a thread, shared out in chunks), {} (speedup): {}",
                 "",
