@@ -1353,6 +1353,136 @@ mod tests {
         }
     }
 
+    /// Every copy's accumulator step on 16 lanes against [`combine`], for
+    /// TR (`split` false) and/or GTR; lanes a copy leaves for the exact
+    /// path must keep their `c` (counted in `left`, by copy).
+    fn check_step(
+        copies: &[Kernels],
+        splits: &[bool],
+        sum: &[i32; 16],
+        e_dot: &[i32; 16],
+        c: &[f32; 16],
+        left: &mut [usize; 3],
+    ) {
+        for &split in splits {
+            for &k in copies {
+                let mut got = *c;
+                let redo = if split {
+                    combine16::<true>(k, sum, e_dot, &mut got)
+                } else {
+                    combine16::<false>(k, sum, e_dot, &mut got)
+                };
+                for l in 0..16 {
+                    if redo >> l & 1 != 0 {
+                        assert_eq!(got[l].to_bits(), c[l].to_bits(), "{} kept c", k.name());
+                        left[k as usize] += 1;
+                        continue;
+                    }
+                    let s = (e_dot[l] > -1000).then_some((i64::from(sum[l]), e_dot[l]));
+                    let want = combine(s, c[l], split);
+                    assert_eq!(
+                        got[l].to_bits(),
+                        want.to_bits(),
+                        "{} split {split}: S {} e_dot {} c {:e} ({:#x}): {:e} vs {:e}",
+                        k.name(),
+                        sum[l],
+                        e_dot[l],
+                        c[l],
+                        c[l].to_bits(),
+                        got[l],
+                        want,
+                    );
+                }
+            }
+        }
+    }
+
+    /// The copies the CPU has.
+    fn copies() -> std::vec::Vec<Kernels> {
+        Kernels::ALL
+            .into_iter()
+            .filter(|&k| k <= Kernels::detected())
+            .collect()
+    }
+
+    /// The edges of the AVX-512 step in 32-bit integers
+    /// (`fused_avx512::narrow_step`), which random accumulators meet too
+    /// rarely: `c` at the top of its reach (`e_c − e_dot` 7, its fraction
+    /// just below `0x60_0000`) and just past it, at the wide lanes' bound
+    /// `2^(e_dot + 6)` and below it, and below `u`; sums near ±2^29, where
+    /// `S + c/u` comes closest to 2^32, in runs of consecutive values, so
+    /// that the bits shifted out of `S` meet ties of the final rounding.
+    /// Every copy against the reference step.
+    #[test]
+    fn every_copy_of_the_accumulator_step_is_the_reference_step_at_the_i32_steps_edges() {
+        let copies = copies();
+        let mut left = [0usize; 3];
+        for e_dot in [-102, -3, 0, 20, 100, 121, 124] {
+            let edges = [
+                (7, 0x5f_ffff),
+                (7, 0x60_0000),
+                (7, 0x67_ffff),
+                (7, 0x6f_ffff),
+                (7, 0x70_0000),
+                (7, 0x7f_ffff),
+                (6, 0),
+                (6, 0x7f_ffff),
+                (5, 0x7f_ffff),
+                (0, 0x40_0001),
+                (-1, 0x7f_ffff),
+                (-30, 0x12_3457),
+            ];
+            for (d, frac) in edges {
+                let e_c = e_dot + d;
+                if !(-126..=127).contains(&e_c) {
+                    continue;
+                }
+                for sign in [0, 1 << 31] {
+                    let c = [f32::from_bits(sign | ((e_c + 127) as u32) << 23 | frac); 16];
+                    for neg in [false, true] {
+                        for run in 0..64 {
+                            let sum = core::array::from_fn(|l| {
+                                let m = (1 << 29) - 1 - run * 16 - l as i32;
+                                if neg {
+                                    -m
+                                } else {
+                                    m
+                                }
+                            });
+                            let e_dot = &[e_dot; 16];
+                            check_step(&copies, &[false, true], &sum, e_dot, &c, &mut left);
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(left, [0; 3], "no result here is below 2^-126");
+        // An infinite or NaN accumulator is not the step's (the chain
+        // handles them before `combine`): every copy as the portable one.
+        for e_dot in [-102, 0, 120, 121, 122, 124] {
+            for c in [f32::INFINITY, f32::NEG_INFINITY, f32::NAN] {
+                let sum = core::array::from_fn(|l| (1 << 29) - 1 - 4099 * l as i32);
+                let mut want = [c; 16];
+                let kept = combine16::<false>(Kernels::Portable, &sum, &[e_dot; 16], &mut want);
+                for &k in &copies {
+                    let mut got = [c; 16];
+                    let redo = combine16::<false>(k, &sum, &[e_dot; 16], &mut got);
+                    let same =
+                        |x: f32, y: f32| x.to_bits() == y.to_bits() || x.is_nan() && y.is_nan();
+                    assert_eq!(redo, kept, "{} e_dot {e_dot} c {c}", k.name());
+                    for l in 0..16 {
+                        assert!(
+                            same(got[l], want[l]),
+                            "{} e_dot {e_dot} c {c}: {}",
+                            k.name(),
+                            got[l]
+                        );
+                    }
+                }
+            }
+        }
+    }
+
     /// The accumulator step of every copy of the fast chain, lane by lane,
     /// against [`combine`] (the reference's steps 3–5 in integers): sums of
     /// every size below 2^30, largest exponents over the fast inputs'
@@ -1371,18 +1501,31 @@ mod tests {
             x ^= x << 17;
             x
         };
-        let copies: std::vec::Vec<Kernels> = Kernels::ALL
-            .into_iter()
-            .filter(|&k| k <= Kernels::detected())
-            .collect();
+        let copies = copies();
         let mut left = [0usize; 3];
         for n in 0..200_000u32 {
             let (mut sum, mut e_dot, mut c) = ([0i32; 16], [0i32; 16], [0f32; 16]);
             // A vector of one regime at a time, so that whole vectors take
-            // the short cut (its condition is on every lane): e_c − e_dot
-            // within its reach (−5..25), anywhere in −60..60, or so far
-            // below that c · 2^(24 − e_dot) underflows f32 (−300..−100).
-            let (lo, span) = [(-5, 30), (-60, 120), (-300, 200), (-5, 30)][n as usize % 4];
+            // the short cuts (their conditions are on every lane): e_c −
+            // e_dot within the f64 one's reach (−5..25), within the i32
+            // one's (−30..8) or at its top (6..8), anywhere in −60..60, or
+            // so far below that c · 2^(24 − e_dot) underflows f32
+            // (−300..−100).
+            let (lo, span) = [
+                (-5, 30),
+                (-60, 120),
+                (-300, 200),
+                (-5, 30),
+                (-30, 38),
+                (6, 2),
+            ][n as usize % 6];
+            // |S| < 2^29 for TR's 8 products, 2^30 for GTR's two parities.
+            let gtr_only = n / 6 % 2 == 1;
+            let bound = if gtr_only {
+                (1 << 30) - 1
+            } else {
+                (1 << 29) - 1
+            };
             for l in 0..16 {
                 let r = next();
                 let zero_group = r % 64 == 0;
@@ -1394,7 +1537,7 @@ mod tests {
                 sum[l] = if zero_group {
                     0
                 } else {
-                    let m = ((r >> 16) as i32 & 0x3fff_ffff) >> ((r >> 48) % 31);
+                    let m = ((r >> 16) as i32 & bound) >> ((r >> 48) % 31);
                     if r & 1 << 5 == 0 {
                         m
                     } else {
@@ -1418,37 +1561,8 @@ mod tests {
                 };
                 c[l] = f32::from_bits(sign | bits);
             }
-            for split in [false, true] {
-                for &k in &copies {
-                    let mut got = c;
-                    let redo = if split {
-                        combine16::<true>(k, &sum, &e_dot, &mut got)
-                    } else {
-                        combine16::<false>(k, &sum, &e_dot, &mut got)
-                    };
-                    for l in 0..16 {
-                        if redo >> l & 1 != 0 {
-                            assert_eq!(got[l].to_bits(), c[l].to_bits(), "{} kept c", k.name());
-                            left[k as usize] += 1;
-                            continue;
-                        }
-                        let s = (e_dot[l] > -1000).then_some((i64::from(sum[l]), e_dot[l]));
-                        let want = combine(s, c[l], split);
-                        assert_eq!(
-                            got[l].to_bits(),
-                            want.to_bits(),
-                            "{} split {split}: S {} e_dot {} c {:e} ({:#x}): {:e} vs {:e}",
-                            k.name(),
-                            sum[l],
-                            e_dot[l],
-                            c[l],
-                            c[l].to_bits(),
-                            got[l],
-                            want,
-                        );
-                    }
-                }
-            }
+            let splits: &[bool] = if gtr_only { &[true] } else { &[false, true] };
+            check_step(&copies, splits, &sum, &e_dot, &c, &mut left);
         }
         // Lanes left for the exact path (results below 2^-126) are few:
         // the comparisons above are the test.

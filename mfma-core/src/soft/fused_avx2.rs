@@ -92,6 +92,11 @@ pub(super) unsafe fn fast_combine<const SPLIT: bool>(
         let d = _mm256_sub_epi32(e_c_raw, e_dot);
         // (e_c as reference 4 decodes it: −126 for zero and subnormals.)
         let e_c = _mm256_max_epi32(e_c_raw, set1(-126));
+        if !SPLIT && narrow_lanes(bits, e_dot) {
+            // (Not for GTR: its two parities' sum may reach 2^30.)
+            _mm256_storeu_ps(c.as_mut_ptr(), narrow_step(bits, sum, e_dot));
+            return 0;
+        }
         let far = _mm256_or_si256(
             _mm256_cmpgt_epi32(d, set1(SHORT_CUT)),
             _mm256_cmpeq_epi32(field, set1(0xff)),
@@ -102,19 +107,9 @@ pub(super) unsafe fn fast_combine<const SPLIT: bool>(
                 let dropped = _mm256_cmpgt_epi32(_mm256_sub_epi32(e_dot, set1(25)), e_c);
                 c_in = _mm256_andnot_si256(dropped, bits);
             }
-            // ⌊c/u⌋: c · 2^(24 − e_dot) floored; where it underflowed to
-            // −0, −1 (every negative c gives at most −1).
-            let c_in = _mm256_castsi256_ps(c_in);
+            // ⌊c/u⌋.
             let scale = _mm256_slli_epi32::<23>(_mm256_sub_epi32(set1(127 + 24), e_dot));
-            let below = _mm256_mul_ps(c_in, _mm256_castsi256_ps(scale));
-            let below = _mm256_round_ps::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(below);
-            let negative = _mm256_cmp_ps::<_CMP_LT_OQ>(c_in, _mm256_setzero_ps());
-            let most = _mm256_blendv_ps(
-                _mm256_set1_ps(f32::INFINITY),
-                _mm256_set1_ps(-1.0),
-                negative,
-            );
-            let below = _mm256_min_ps(below, most);
+            let below = floor_scaled(_mm256_castsi256_ps(c_in), scale);
             let lo = short_half::<true>(sum, below);
             let hi = short_half::<false>(sum, below);
             let u = _mm256_slli_epi32::<23>(_mm256_add_epi32(e_dot, set1(127 - 24)));
@@ -163,6 +158,70 @@ pub(super) unsafe fn fast_combine<const SPLIT: bool>(
         let merged = _mm256_blendv_ps(out, _mm256_castsi256_ps(bits), _mm256_castsi256_ps(keep_c));
         _mm256_storeu_ps(c.as_mut_ptr(), merged);
         tiny
+    }
+}
+
+/// Whether every lane's accumulator takes the step in 32-bit integers
+/// (`fused_avx512::narrow_lanes`, whose doc says why: `|c| < 1.75 ·
+/// 2^(e_dot + 7)`, finite).
+#[inline(always)]
+unsafe fn narrow_lanes(bits: __m256i, e_dot: __m256i) -> bool {
+    // SAFETY: see `fast_sums`.
+    unsafe {
+        let set1 = _mm256_set1_epi32;
+        let mag = _mm256_and_si256(bits, set1(i32::MAX));
+        let e = clamp(e_dot, -200, 120);
+        let bound = _mm256_add_epi32(_mm256_slli_epi32::<23>(e), set1(134 << 23 | 0x60_0000));
+        _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(bound, mag))) == 0xff
+    }
+}
+
+/// TR's step in 32-bit integers and one rounding for lanes that
+/// [`narrow_lanes`] lets take it: `fused_avx512::narrow_step`, whose doc
+/// proves it, on 8 lanes (the floor of `c/u` as the short cut takes it).
+#[inline(always)]
+unsafe fn narrow_step(c: __m256i, sum: __m256i, e_dot: __m256i) -> __m256 {
+    // SAFETY: see `fast_sums`.
+    unsafe {
+        let set1 = _mm256_set1_epi32;
+        let mag = _mm256_and_si256(c, set1(i32::MAX));
+        // Wide lanes: |c| >= 2^(e_dot + 6). (`e_dot` taken as at most 122,
+        // whose bound is the infinities': above 121 no finite `c` is wide.)
+        let e_bits = _mm256_slli_epi32::<23>(_mm256_min_epi32(e_dot, set1(122)));
+        let wide = _mm256_cmpgt_epi32(mag, _mm256_add_epi32(e_bits, set1((133 << 23) - 1)));
+        // 2^(24 − e_dot − σ) (σ = 2 in wide lanes), and u · 2^σ.
+        let scale = _mm256_sub_epi32(set1(151 << 23), _mm256_slli_epi32::<23>(e_dot));
+        let scale = _mm256_sub_epi32(scale, _mm256_and_si256(wide, set1(2 << 23)));
+        let unit = _mm256_sub_epi32(set1(254 << 23), scale);
+        let c_units = _mm256_cvttps_epi32(floor_scaled(_mm256_castsi256_ps(c), scale));
+        let n = _mm256_add_epi32(
+            _mm256_srav_epi32(sum, _mm256_and_si256(wide, set1(2))),
+            c_units,
+        );
+        // Rounded to odd: the lowest bit set where S's shifted-out bits are not both zero.
+        let out = _mm256_and_si256(sum, _mm256_and_si256(wide, set1(3)));
+        let kept = _mm256_cmpeq_epi32(out, _mm256_setzero_si256());
+        let n = _mm256_or_si256(n, _mm256_andnot_si256(kept, set1(1)));
+        _mm256_mul_ps(_mm256_cvtepi32_ps(n), _mm256_castsi256_ps(unit))
+    }
+}
+
+/// `c` times the power of two `scale` (its bits), floored: exact where the
+/// product is normal; where it underflowed to −0, −1 (a negative `c` gives
+/// at most −1).
+#[inline(always)]
+unsafe fn floor_scaled(c: __m256, scale: __m256i) -> __m256 {
+    // SAFETY: see `fast_sums`.
+    unsafe {
+        let x = _mm256_mul_ps(c, _mm256_castsi256_ps(scale));
+        let x = _mm256_round_ps::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(x);
+        let negative = _mm256_cmp_ps::<_CMP_LT_OQ>(c, _mm256_setzero_ps());
+        let most = _mm256_blendv_ps(
+            _mm256_set1_ps(f32::INFINITY),
+            _mm256_set1_ps(-1.0),
+            negative,
+        );
+        _mm256_min_ps(x, most)
     }
 }
 

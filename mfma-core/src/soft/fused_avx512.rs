@@ -174,13 +174,20 @@ pub(super) unsafe fn fast_combine<const SPLIT: bool>(
         let field = _mm512_and_si512(_mm512_srli_epi32::<23>(bits), set1(0xff));
         // (e_c as reference 4 decodes it: −126 for zero and subnormals.)
         let e_c = _mm512_max_epi32(_mm512_sub_epi32(field, set1(127)), set1(-126));
-        if near_lanes(bits, e_dot) == u16::MAX {
+        // (Not for GTR: its two parities' sum may reach 2^30.)
+        let narrow = !SPLIT && narrow_lanes(bits, e_dot) == u16::MAX;
+        if narrow || near_lanes(bits, e_dot) == u16::MAX {
             let mut c_in = bits;
             if SPLIT {
                 let kept = _mm512_cmpge_epi32_mask(e_c, _mm512_sub_epi32(e_dot, set1(25)));
                 c_in = _mm512_maskz_mov_epi32(kept, bits);
             }
-            _mm512_storeu_ps(c.as_mut_ptr(), short_cut(c_in, sum, e_dot));
+            let out = if narrow {
+                narrow_step(c_in, sum, e_dot)
+            } else {
+                short_cut(c_in, sum, e_dot)
+            };
+            _mm512_storeu_ps(c.as_mut_ptr(), out);
             return 0;
         }
         let big_e = _mm512_max_epi32(e_dot, e_c);
@@ -249,6 +256,79 @@ unsafe fn near_lanes(bits: __m512i, e_dot: __m512i) -> __mmask16 {
             d,
             set1(SHORT_CUT),
         )
+    }
+}
+
+/// The lanes whose accumulator takes the step in 32-bit integers
+/// ([`narrow_step`]): `|c| < 1.75 · 2^(e_dot + 7)`, finite. So `e_c −
+/// e_dot <= 7`, and where it is 7 the top two bits of `c`'s fraction are
+/// not both set. A group of zero products (`e_dot` about −1000) gives no
+/// lane; an `e_dot` above 120 is taken as 120, which leaves out infinities
+/// and NaNs and lets in every other `c` (their `e_c − e_dot` is at most 6).
+#[inline(always)]
+unsafe fn narrow_lanes(bits: __m512i, e_dot: __m512i) -> __mmask16 {
+    // SAFETY: see `fast_sums`.
+    unsafe {
+        let set1 = _mm512_set1_epi32;
+        let mag = _mm512_and_si512(bits, set1(i32::MAX));
+        let e = clamp(e_dot, -200, 120);
+        let bound = _mm512_add_epi32(_mm512_slli_epi32::<23>(e), set1(134 << 23 | 0x60_0000));
+        _mm512_cmplt_epi32_mask(mag, bound)
+    }
+}
+
+/// TR's step of a chain for lanes that [`narrow_lanes`] lets take it, in
+/// 32-bit integers and one rounding: `c` its bits, `sum` in units of `u =
+/// 2^(e_dot − 24)`, below 2^29 in magnitude (8 products, each truncated
+/// one below 2^26 units).
+///
+/// Why it is the reference's step (`e_c − e_dot <= 7`, so `E − e_dot <=
+/// 7` and `S` needs no floor; write `N = S + ⌊c/u⌋`, the sum `T` in units
+/// of `u`, an integer):
+/// - `e_c − e_dot <= 5`: `|N| < 2^29 + 2^30`, an i32; `T` has at most 31
+///   bits above `u`, so flooring it to 31 bits below its leading one
+///   changes nothing, and the conversion of `N` to f32 is the round to
+///   nearest even;
+/// - 6 or 7 (`|c| >= 2^(e_dot + 6)`, the lanes called wide): `c/u` is a
+///   multiple of `2^7` and `N` may not fit, so the lane works in units of
+///   `4u`: `⌊N/4⌋ = (S >> 2) + c/4u`, with the lowest bit set where `S`'s
+///   two shifted-out bits are not both zero. That is `N/4` rounded to odd;
+///   it has at least 28 bits (`|c/u| >= 2^30 > 2^29 > |S|`), and rounding
+///   to odd at 26 bits or more, then to nearest even at 24, is rounding to
+///   nearest even once. `|N| < 2^32` (for 7, `c`'s fraction is below
+///   `0x60_0000`: `|c/u| < 1.75 · 2^31 = 2^32 − 2^29`), so the floor to
+///   31 bits is again a no-op;
+/// - `⌊c/u⌋`: `c · 2^(24 − e_dot − σ)` rounded toward −∞ and converted
+///   toward −∞ (`σ` = 2 in wide lanes, else 0): exact where it is normal,
+///   and a tiny negative `c` still gives −1;
+/// - a nonzero `N` times `u` is at least `2^-126` (`e_dot >= -102`), so
+///   the product by `u · 2^σ` is exact or overflows to ±∞ as the round
+///   would; `N = 0` gives +0.
+#[inline(always)]
+unsafe fn narrow_step(c: __m512i, sum: __m512i, e_dot: __m512i) -> __m512 {
+    // SAFETY: see `fast_sums`.
+    unsafe {
+        let set1 = _mm512_set1_epi32;
+        const DOWN: i32 = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
+        const NEAREST: i32 = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+        let e_bits = _mm512_slli_epi32::<23>(e_dot);
+        let mag = _mm512_and_si512(c, set1(i32::MAX));
+        // (Unsigned: for `e_dot` above 121 the bound lies at or past the
+        // infinities, above every finite `c`, whose `e_c − e_dot` is then
+        // at most 5.)
+        let wide = _mm512_cmpge_epu32_mask(mag, _mm512_add_epi32(e_bits, set1(133 << 23)));
+        // 2^(24 − e_dot − σ), and 2^(e_dot − 24 + σ) = u · 2^σ.
+        let scale = _mm512_sub_epi32(set1(151 << 23), e_bits);
+        let scale = _mm512_mask_sub_epi32(scale, wide, scale, set1(2 << 23));
+        let unit = _mm512_sub_epi32(set1(254 << 23), scale);
+        let c_units =
+            _mm512_mul_round_ps::<DOWN>(_mm512_castsi512_ps(c), _mm512_castsi512_ps(scale));
+        let c_units = _mm512_cvt_roundps_epi32::<DOWN>(c_units);
+        let n = _mm512_add_epi32(_mm512_mask_srai_epi32::<2>(sum, wide, sum), c_units);
+        let odd = _mm512_mask_test_epi32_mask(wide, sum, set1(3));
+        let n = _mm512_mask_or_epi32(n, odd, n, set1(1));
+        let r = _mm512_cvt_roundepi32_ps::<NEAREST>(n);
+        _mm512_mul_ps(r, _mm512_castsi512_ps(unit))
     }
 }
 
@@ -402,9 +482,19 @@ pub(super) unsafe fn fast_row(
         }
         let (c0, c1) = c.split_at_mut(16);
         let cs: [&mut [f32; 16]; 2] = [c0.try_into().expect("16"), c1.try_into().expect("16")];
-        let (mut bits, mut near) = ([_mm512_setzero_si512(); 2], u16::MAX);
+        let (mut bits, mut narrow) = ([_mm512_setzero_si512(); 2], u16::MAX);
         for v in 0..2 {
             bits[v] = _mm512_loadu_si512(cs[v].as_ptr().cast());
+            narrow &= narrow_lanes(bits[v], e_dots[v]);
+        }
+        if narrow == u16::MAX {
+            for v in 0..2 {
+                _mm512_storeu_ps(cs[v].as_mut_ptr(), narrow_step(bits[v], sums[v], e_dots[v]));
+            }
+            return [0; 2];
+        }
+        let mut near = u16::MAX;
+        for v in 0..2 {
             near &= near_lanes(bits[v], e_dots[v]);
         }
         if near == u16::MAX {
