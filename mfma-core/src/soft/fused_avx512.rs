@@ -264,7 +264,8 @@ unsafe fn near_lanes(bits: __m512i, e_dot: __m512i) -> __mmask16 {
 /// e_dot <= 7`, and where it is 7 the top two bits of `c`'s fraction are
 /// not both set. A group of zero products (`e_dot` about −1000) gives no
 /// lane; an `e_dot` above 120 is taken as 120, which leaves out infinities
-/// and NaNs and lets in every other `c` (their `e_c − e_dot` is at most 6).
+/// and NaNs (and `c` from `1.75 · 2^127` up) and lets in only `c` whose
+/// `e_c − e_dot` is at most 6.
 #[inline(always)]
 unsafe fn narrow_lanes(bits: __m512i, e_dot: __m512i) -> __mmask16 {
     // SAFETY: see `fast_sums`.
