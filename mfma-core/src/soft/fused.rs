@@ -971,6 +971,10 @@ fn fast_sums<const SPLIT: bool, const W: usize, const L: u8>(
 /// every nonzero product is at least 2^-102 (see [`FAST_EXP`]), so
 /// `e_dot >= -102` and a nonzero `X` is at least `u >= 2^-126`, never below
 /// the normal range (an overflow is ±∞ either way).
+///
+/// TR's vectors whose accumulators all lie below `1.75 · 2^(e_dot + 7)`
+/// (most steps of a chain) take a cheaper step before this one, in 32-bit
+/// integers (`fused_avx512::narrow_step`, `fused_avx2::narrow_step`).
 #[cfg(target_arch = "x86_64")]
 pub(super) const SHORT_CUT: i32 = 24;
 
