@@ -183,7 +183,8 @@ pub(super) unsafe fn fast_combine<const SPLIT: bool>(
                 c_in = _mm512_maskz_mov_epi32(kept, bits);
             }
             let out = if narrow {
-                narrow_step(c_in, sum, e_dot)
+                let scale = _mm512_slli_epi32::<23>(_mm512_sub_epi32(set1(151), e_dot));
+                narrow_step(c_in, sum, scale)
             } else {
                 short_cut(c_in, sum, e_dot)
             };
@@ -281,7 +282,8 @@ unsafe fn narrow_lanes(bits: __m512i, e_dot: __m512i) -> __mmask16 {
 /// TR's step of a chain for lanes that [`narrow_lanes`] lets take it, in
 /// 32-bit integers and one rounding: `c` its bits, `sum` in units of `u =
 /// 2^(e_dot − 24)`, below 2^29 in magnitude (8 products, each truncated
-/// one below 2^26 units).
+/// one below 2^26 units), `scale` the bits of `2^(24 − e_dot)` (pass 2's:
+/// normal, since those lanes have `-102 <= e_dot <= 124`).
 ///
 /// Why it is the reference's step (`e_c − e_dot <= 7`, so `E − e_dot <=
 /// 7` and `S` needs no floor; write `N = S + ⌊c/u⌋`, the sum `T` in units
@@ -306,20 +308,20 @@ unsafe fn narrow_lanes(bits: __m512i, e_dot: __m512i) -> __mmask16 {
 ///   the product by `u · 2^σ` is exact or overflows to ±∞ as the round
 ///   would; `N = 0` gives +0.
 #[inline(always)]
-unsafe fn narrow_step(c: __m512i, sum: __m512i, e_dot: __m512i) -> __m512 {
+unsafe fn narrow_step(c: __m512i, sum: __m512i, scale: __m512i) -> __m512 {
     // SAFETY: see `fast_sums`.
     unsafe {
         let set1 = _mm512_set1_epi32;
         const DOWN: i32 = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
         const NEAREST: i32 = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
-        let e_bits = _mm512_slli_epi32::<23>(e_dot);
         let mag = _mm512_and_si512(c, set1(i32::MAX));
+        // |c| >= 2^(e_dot + 6), whose bits are (284 << 23) − scale.
         // (Unsigned: for `e_dot` above 121 the bound lies at or past the
         // infinities, above every finite `c`, whose `e_c − e_dot` is then
         // at most 5.)
-        let wide = _mm512_cmpge_epu32_mask(mag, _mm512_add_epi32(e_bits, set1(133 << 23)));
+        let bound = _mm512_sub_epi32(set1((284u32 << 23) as i32), scale);
+        let wide = _mm512_cmpge_epu32_mask(mag, bound);
         // 2^(24 − e_dot − σ), and 2^(e_dot − 24 + σ) = u · 2^σ.
-        let scale = _mm512_sub_epi32(set1(151 << 23), e_bits);
         let scale = _mm512_mask_sub_epi32(scale, wide, scale, set1(2 << 23));
         let unit = _mm512_sub_epi32(set1(254 << 23), scale);
         let c_units =
@@ -467,17 +469,17 @@ pub(super) unsafe fn fast_row(
         let set1 = _mm512_set1_epi32;
         let [e16, _] = pass1_row::<false>(&ta.e[a0..a0 + g], &tb.e16[b0..]);
         let e_dots = [widen::<true>(e16), widen::<false>(e16)];
-        let mut scale = [_mm512_setzero_ps(); 2];
+        let mut scale = [_mm512_setzero_si512(); 2];
         for (scale, &e_dot) in scale.iter_mut().zip(&e_dots) {
             let x = _mm512_sub_epi32(set1(151), e_dot);
-            *scale = _mm512_castsi512_ps(_mm512_slli_epi32::<23>(clamp(x, 1, 254)));
+            *scale = _mm512_slli_epi32::<23>(clamp(x, 1, 254));
         }
         let mut sums = [_mm512_setzero_si512(); 2];
         for (kk, &a) in av.iter().enumerate() {
             let a = _mm512_set1_ps(a);
             for v in 0..2 {
                 let bv = _mm512_loadu_ps(tb.v[b0 + kk * 32 + v * 16..][..16].as_ptr());
-                let x = _mm512_mul_ps(_mm512_mul_ps(a, bv), scale[v]);
+                let x = _mm512_mul_ps(_mm512_mul_ps(a, bv), _mm512_castsi512_ps(scale[v]));
                 sums[v] = _mm512_add_epi32(sums[v], _mm512_cvttps_epi32(x));
             }
         }
@@ -490,7 +492,7 @@ pub(super) unsafe fn fast_row(
         }
         if narrow == u16::MAX {
             for v in 0..2 {
-                _mm512_storeu_ps(cs[v].as_mut_ptr(), narrow_step(bits[v], sums[v], e_dots[v]));
+                _mm512_storeu_ps(cs[v].as_mut_ptr(), narrow_step(bits[v], sums[v], scale[v]));
             }
             return [0; 2];
         }
