@@ -910,12 +910,15 @@ fn fast_sums<const SPLIT: bool, const W: usize, const L: u8>(
             e_dot[l] = e_dot[l].max(ea + eb[l]);
         }
     }
-    // 2^(24 − e_dot): normal for every group with a nonzero product; a
-    // group of zero products gets some finite scale and sums zeros.
+    // 2^(24 − e_dot): normal for every group with a nonzero product
+    // (−102 <= e_dot <= 124, see `FAST_EXP`, so the biased exponent lies in
+    // 27..=253); a group of zero products (e_dot <= −450) gets 2^127 by the
+    // cap and sums zeros. (No lower bound is needed, which saves the
+    // vector copies an operation per group.)
     let mut scale = [[0f32; W]; 2];
     for (scale, e_dot) in scale.iter_mut().zip(&e_dots).take(1 + usize::from(SPLIT)) {
         for l in 0..W {
-            scale[l] = f32::from_bits(((151 - e_dot[l]).clamp(1, 254) as u32) << 23);
+            scale[l] = f32::from_bits(((151 - e_dot[l]).min(254) as u32) << 23);
         }
     }
     // Pass 2: each product truncated toward zero to a multiple of

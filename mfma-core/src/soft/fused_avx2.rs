@@ -35,10 +35,12 @@ pub(super) unsafe fn fast_sums<const SPLIT: bool>(
             let e = _mm256_add_epi32(_mm256_set1_epi32(ae[kk]), eb);
             e_dots[parity(kk)] = _mm256_max_epi32(e_dots[parity(kk)], e);
         }
-        // 2^(24 − e_dot), its biased exponent clamped to the normal range.
+        // 2^(24 − e_dot), its biased exponent capped at 254 (see
+        // `fused::fast_sums`).
         let mut scale = [_mm256_setzero_ps(); 2];
         for p in 0..1 + usize::from(SPLIT) {
-            let x = clamp(_mm256_sub_epi32(_mm256_set1_epi32(151), e_dots[p]), 1, 254);
+            let x = _mm256_sub_epi32(_mm256_set1_epi32(151), e_dots[p]);
+            let x = _mm256_min_epi32(x, _mm256_set1_epi32(254));
             scale[p] = _mm256_castsi256_ps(_mm256_slli_epi32::<23>(x));
         }
         // Pass 2: (a · b) · 2^(24 − e_dot), truncated by the conversion.

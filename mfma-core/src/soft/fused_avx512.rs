@@ -117,14 +117,12 @@ pub(super) unsafe fn fast_sums<const SPLIT: bool>(
                 e_dots
             }
         };
-        // 2^(24 − e_dot), its biased exponent clamped to the normal range.
+        // 2^(24 − e_dot), its biased exponent capped at 254 (see
+        // `fused::fast_sums`).
         let mut scale = [_mm512_setzero_ps(); 2];
         for p in 0..1 + usize::from(SPLIT) {
             let x = _mm512_sub_epi32(_mm512_set1_epi32(151), e_dots[p]);
-            let x = _mm512_min_epi32(
-                _mm512_max_epi32(x, _mm512_set1_epi32(1)),
-                _mm512_set1_epi32(254),
-            );
+            let x = _mm512_min_epi32(x, _mm512_set1_epi32(254));
             scale[p] = _mm512_castsi512_ps(_mm512_slli_epi32::<23>(x));
         }
         // Pass 2: (a · b) · 2^(24 − e_dot), truncated by the conversion.
@@ -472,7 +470,7 @@ pub(super) unsafe fn fast_row(
         let mut scale = [_mm512_setzero_si512(); 2];
         for (scale, &e_dot) in scale.iter_mut().zip(&e_dots) {
             let x = _mm512_sub_epi32(set1(151), e_dot);
-            *scale = _mm512_slli_epi32::<23>(clamp(x, 1, 254));
+            *scale = _mm512_slli_epi32::<23>(_mm512_min_epi32(x, set1(254)));
         }
         let mut sums = [_mm512_setzero_si512(); 2];
         for (kk, &a) in av.iter().enumerate() {
