@@ -186,13 +186,16 @@ unsafe fn narrow_step(c: __m256i, sum: __m256i, e_dot: __m256i) -> __m256 {
     // SAFETY: see `fast_sums`.
     unsafe {
         let set1 = _mm256_set1_epi32;
-        let mag = _mm256_and_si256(c, set1(i32::MAX));
-        // Wide lanes: |c| >= 2^(e_dot + 6). (`e_dot` taken as at most 122,
-        // whose bound is the infinities': above 121 no finite `c` is wide.)
-        let e_bits = _mm256_slli_epi32::<23>(_mm256_min_epi32(e_dot, set1(122)));
-        let wide = _mm256_cmpgt_epi32(mag, _mm256_add_epi32(e_bits, set1((133 << 23) - 1)));
+        // Wide lanes: |c| >= 2^(e_dot + 6), i.e. |c|'s bits above those of
+        // 2^(e_dot + 6) − 1 ulp, compared unsigned (for `e_dot` above 121 the
+        // bound lies past the infinities; it stays below 2^32 since `e_dot
+        // <= 124`). AVX2 compares signed only: both sides' top bits are
+        // flipped, so |c| | SIGN stands for |c|.
+        let e_bits = _mm256_slli_epi32::<23>(e_dot);
+        let flipped_bound = _mm256_add_epi32(e_bits, set1(((133u32 << 23) - 1 + (1 << 31)) as i32));
+        let wide = _mm256_cmpgt_epi32(_mm256_or_si256(c, set1(i32::MIN)), flipped_bound);
         // 2^(24 − e_dot − σ) (σ = 2 in wide lanes), and u · 2^σ.
-        let scale = _mm256_sub_epi32(set1(151 << 23), _mm256_slli_epi32::<23>(e_dot));
+        let scale = _mm256_sub_epi32(set1(151 << 23), e_bits);
         let scale = _mm256_sub_epi32(scale, _mm256_and_si256(wide, set1(2 << 23)));
         let unit = _mm256_sub_epi32(set1(254 << 23), scale);
         let c_units = _mm256_cvttps_epi32(floor_scaled(_mm256_castsi256_ps(c), scale));
