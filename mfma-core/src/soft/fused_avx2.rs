@@ -188,9 +188,10 @@ unsafe fn narrow_step(c: __m256i, sum: __m256i, e_dot: __m256i) -> __m256 {
         let set1 = _mm256_set1_epi32;
         // Wide lanes: |c| >= 2^(e_dot + 6), i.e. |c|'s bits above those of
         // 2^(e_dot + 6) − 1 ulp, compared unsigned (for `e_dot` above 121 the
-        // bound lies past the infinities; it stays below 2^32 since `e_dot
-        // <= 124`). AVX2 compares signed only: both sides' top bits are
-        // flipped, so |c| | SIGN stands for |c|.
+        // bound lies at or past the infinities, which `narrow_lanes` keeps
+        // out with NaN; it stays below 2^32 since `e_dot <= 124`). AVX2
+        // compares signed only: both sides' top bits are flipped, so
+        // |c| | SIGN stands for |c|.
         let e_bits = _mm256_slli_epi32::<23>(e_dot);
         let flipped_bound = _mm256_add_epi32(e_bits, set1(((133u32 << 23) - 1 + (1 << 31)) as i32));
         let wide = _mm256_cmpgt_epi32(_mm256_or_si256(c, set1(i32::MIN)), flipped_bound);

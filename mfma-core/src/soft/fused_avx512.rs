@@ -280,8 +280,9 @@ unsafe fn narrow_lanes(bits: __m512i, e_dot: __m512i) -> __mmask16 {
 /// TR's step of a chain for lanes that [`narrow_lanes`] lets take it, in
 /// 32-bit integers and one rounding: `c` its bits, `sum` in units of `u =
 /// 2^(e_dot − 24)`, below 2^29 in magnitude (8 products, each truncated
-/// one below 2^26 units), `scale` the bits of `2^(24 − e_dot)` (pass 2's:
-/// normal, since those lanes have `-102 <= e_dot <= 124`).
+/// one below 2^26 units), `scale` the bits of `2^(24 − e_dot)` (normal,
+/// since those lanes have `-102 <= e_dot <= 124`; `fast_row` passes pass
+/// 2's, whose cap does not act there).
 ///
 /// Why it is the reference's step (`e_c − e_dot <= 7`, so `E − e_dot <=
 /// 7` and `S` needs no floor; write `N = S + ⌊c/u⌋`, the sum `T` in units
