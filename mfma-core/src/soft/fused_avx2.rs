@@ -206,8 +206,7 @@ unsafe fn narrow_step(c: __m256i, sum: __m256i, e_dot: __m256i) -> __m256 {
         );
         // Rounded to odd: the lowest bit set where S's shifted-out bits are not both zero.
         let out = _mm256_and_si256(sum, _mm256_and_si256(wide, set1(3)));
-        let kept = _mm256_cmpeq_epi32(out, _mm256_setzero_si256());
-        let n = _mm256_or_si256(n, _mm256_andnot_si256(kept, set1(1)));
+        let n = _mm256_or_si256(n, _mm256_min_epi32(out, set1(1)));
         _mm256_mul_ps(_mm256_cvtepi32_ps(n), _mm256_castsi256_ps(unit))
     }
 }
