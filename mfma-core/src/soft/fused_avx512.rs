@@ -117,13 +117,9 @@ pub(super) unsafe fn fast_sums<const SPLIT: bool>(
                 e_dots
             }
         };
-        // 2^(24 − e_dot), its biased exponent capped at 254 (see
-        // `fused::fast_sums`).
         let mut scale = [_mm512_setzero_ps(); 2];
         for p in 0..1 + usize::from(SPLIT) {
-            let x = _mm512_sub_epi32(_mm512_set1_epi32(151), e_dots[p]);
-            let x = _mm512_min_epi32(x, _mm512_set1_epi32(254));
-            scale[p] = _mm512_castsi512_ps(_mm512_slli_epi32::<23>(x));
+            scale[p] = _mm512_castsi512_ps(scale_bits(e_dots[p]));
         }
         // Pass 2: (a · b) · 2^(24 − e_dot), truncated by the conversion.
         let mut sums = [_mm512_setzero_si512(); 2];
@@ -181,8 +177,7 @@ pub(super) unsafe fn fast_combine<const SPLIT: bool>(
                 c_in = _mm512_maskz_mov_epi32(kept, bits);
             }
             let out = if narrow {
-                let scale = _mm512_slli_epi32::<23>(_mm512_sub_epi32(set1(151), e_dot));
-                narrow_step(c_in, sum, scale)
+                narrow_step(c_in, sum, scale_bits(e_dot))
             } else {
                 short_cut(c_in, sum, e_dot)
             };
@@ -226,6 +221,17 @@ pub(super) unsafe fn fast_combine<const SPLIT: bool>(
         let merged = _mm512_mask_mov_ps(_mm512_castsi512_ps(bits), keep, out);
         _mm512_storeu_ps(c.as_mut_ptr(), merged);
         tiny
+    }
+}
+
+/// Pass 2's scale `2^(24 − e_dot)` as bits, its biased exponent capped at
+/// 254 (see `fused::fast_sums`: normal wherever a product is nonzero).
+#[inline(always)]
+unsafe fn scale_bits(e_dot: __m512i) -> __m512i {
+    // SAFETY: see `fast_sums`.
+    unsafe {
+        let x = _mm512_sub_epi32(_mm512_set1_epi32(151), e_dot);
+        _mm512_slli_epi32::<23>(_mm512_min_epi32(x, _mm512_set1_epi32(254)))
     }
 }
 
@@ -280,9 +286,8 @@ unsafe fn narrow_lanes(bits: __m512i, e_dot: __m512i) -> __mmask16 {
 /// TR's step of a chain for lanes that [`narrow_lanes`] lets take it, in
 /// 32-bit integers and one rounding: `c` its bits, `sum` in units of `u =
 /// 2^(e_dot − 24)`, below 2^29 in magnitude (8 products, each truncated
-/// one below 2^26 units), `scale` the bits of `2^(24 − e_dot)` (normal,
-/// since those lanes have `-102 <= e_dot <= 124`; `fast_row` passes pass
-/// 2's, whose cap does not act there).
+/// one below 2^26 units), `scale` pass 2's [`scale_bits`] (whose cap does
+/// not act here: those lanes have `-102 <= e_dot <= 124`).
 ///
 /// Why it is the reference's step (`e_c − e_dot <= 7`, so `E − e_dot <=
 /// 7` and `S` needs no floor; write `N = S + ⌊c/u⌋`, the sum `T` in units
@@ -465,13 +470,11 @@ pub(super) unsafe fn fast_row(
     // checked to hold them. (Loops over the two vectors, not closures: a
     // closure would not inherit the caller's target features.)
     unsafe {
-        let set1 = _mm512_set1_epi32;
         let [e16, _] = pass1_row::<false>(&ta.e[a0..a0 + g], &tb.e16[b0..]);
         let e_dots = [widen::<true>(e16), widen::<false>(e16)];
         let mut scale = [_mm512_setzero_si512(); 2];
-        for (scale, &e_dot) in scale.iter_mut().zip(&e_dots) {
-            let x = _mm512_sub_epi32(set1(151), e_dot);
-            *scale = _mm512_slli_epi32::<23>(_mm512_min_epi32(x, set1(254)));
+        for v in 0..2 {
+            scale[v] = scale_bits(e_dots[v]);
         }
         let mut sums = [_mm512_setzero_si512(); 2];
         for (kk, &a) in av.iter().enumerate() {
