@@ -596,7 +596,34 @@ pub(super) struct Tile {
     /// `e` as 16-bit integers (B's, for the AVX-512 copy's pass 1 on rows
     /// of 32 outputs).
     pub(super) e16: [i16; TILE],
+    /// `e` as bytes (see [`X8_BIAS`]) for the AVX-512 copy's pass 1 on four
+    /// rows of 32 outputs at once (`fused_avx512::fast_quad`): A's four
+    /// rows `4r..4r + 4` of column `kk` in the bytes of `x8[r · k + kk]`,
+    /// B's in every byte of `x8[kk · N + j]` (`fused_avx512::tile_bytes`).
+    #[cfg(target_arch = "x86_64")]
+    pub(super) x8: [u32; TILE],
 }
+
+/// The exponents a byte of pass 1 holds (see [`X8_BIAS`]).
+#[cfg(target_arch = "x86_64")]
+pub(super) const X8_EXP: core::ops::RangeInclusive<i32> = -31..=31;
+
+/// Pass 1's byte of an input (`Tile::x8`) is `e + X8_BIAS` (63..=125) for
+/// an exponent in [`X8_EXP`], 0 for a zero (`e` −512). Two bytes' sum (no
+/// carry: at most 250) is then `e_a + e_b + 2 · X8_BIAS >= 126` for a
+/// nonzero product and at most 125 where an input is zero, so the largest
+/// sum of a group is its `e_dot + 2 · X8_BIAS` unless every product is
+/// zero. (The bias puts the smallest sum of two nonzero inputs' bytes
+/// above the largest with a zero one, and the largest below 256.)
+#[cfg(target_arch = "x86_64")]
+pub(super) const X8_BIAS: i32 = 94;
+
+#[cfg(target_arch = "x86_64")]
+const _: () = {
+    assert!(2 * (X8_BIAS - *X8_EXP.end()) > X8_BIAS + *X8_EXP.end());
+    assert!(2 * (X8_BIAS + *X8_EXP.end()) < 256);
+    assert!(*X8_EXP.start() == -*X8_EXP.end());
+};
 
 impl Tile {
     const fn new() -> Self {
@@ -604,6 +631,8 @@ impl Tile {
             v: [0.0; TILE],
             e: [0; TILE],
             e16: [0; TILE],
+            #[cfg(target_arch = "x86_64")]
+            x8: [0; TILE],
         }
     }
 
@@ -689,6 +718,35 @@ fn fast_block<X: Instr, const SPLIT: bool, const N: usize, const W: usize, const
             false
         };
         let mut decoded = false;
+        // Four rows at a time where pass 1's bytes hold every exponent of
+        // the step's tiles (`fused_avx512::fast_quad`).
+        #[cfg(target_arch = "x86_64")]
+        if side_by_side && !dot_step && m.is_multiple_of(4) && (k == 4 || k == 8) {
+            decode_tiles::<N>((a, b), (t, blk), (m, k), true, (ta, tb));
+            decoded = true;
+            // SAFETY: as `side_by_side` below.
+            if unsafe { super::fused_avx512::tile_bytes(ta, tb, m, k) } {
+                for (r, rows) in c.chunks_exact_mut(4 * N).enumerate() {
+                    let rows: &mut [f32; 128] = rows.try_into().expect("four rows of 32");
+                    for q in (0..k).step_by(g) {
+                        // SAFETY: `side_by_side` only in the copy compiled
+                        // with AVX-512, which runs on CPUs that have it.
+                        let redo =
+                            unsafe { super::fused_avx512::fast_quad((ta, tb), g, (r, q, k), rows) };
+                        if redo == 0 {
+                            continue;
+                        }
+                        for (ri, v) in (0..4).flat_map(|ri| [(ri, 0), (ri, 1)]) {
+                            let lanes = (redo >> (32 * ri + 16 * v)) as u32 & 0xffff;
+                            let c = &mut rows[ri * N + v * W..][..W];
+                            let at = (t, blk, 4 * r + ri, k);
+                            redo_exact::<SPLIT>(lanes, c, (a, b), at, (q, g, v * W));
+                        }
+                    }
+                }
+                continue;
+            }
+        }
         for (i, c_row) in c.as_chunks_mut::<N>().0.iter_mut().enumerate() {
             for q in (0..k).step_by(g) {
                 #[cfg(target_arch = "x86_64")]
@@ -791,6 +849,10 @@ std::thread_local! {
     /// Rows of a group that the integer dot product took on this thread:
     /// the tests check that their inputs reach it.
     pub(super) static DOT_GROUPS: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
+    /// Groups of four rows whose pass 1 the AVX-512 chain did in bytes
+    /// (`fused_avx512::fast_quad`) on this thread, and those of them left
+    /// to `fast_row` for an output with no nonzero product.
+    pub(super) static QUAD_GROUPS: core::cell::Cell<[usize; 2]> = const { core::cell::Cell::new([0; 2]) };
     /// Vectors of 16 outputs of those whose step the x86 dot products took
     /// directly, without pass 1 (`fused_dot::direct`).
     pub(super) static DOT_DIRECT: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
@@ -1399,6 +1461,88 @@ mod tests {
                         got[l],
                         want,
                     );
+                }
+            }
+        }
+    }
+
+    /// The AVX-512 copy's bytes of pass 1 (`fused_avx512::tile_bytes`) are
+    /// `e + X8_BIAS` (0 for a zero) where `Tile::x8` says, A's four rows of
+    /// a column in one u32 and B's byte in all four of its u32, for `k` 4
+    /// and 8; a tile with one exponent outside `X8_EXP` is refused.
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn pass_1_bytes_are_the_biased_exponents_in_place() {
+        if Kernels::detected() < Kernels::Avx512 {
+            std::println!("skipped: the avx512 kernels (this CPU lacks them)");
+            return;
+        }
+        #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
+        fn bytes(ta: &mut Tile, tb: &mut Tile, k: usize) -> bool {
+            // SAFETY: this function's features, which the CPU has.
+            unsafe { super::super::fused_avx512::tile_bytes(ta, tb, 32, k) }
+        }
+        let byte = |e: i32| {
+            if e == -E_BIAS {
+                0
+            } else {
+                (e + X8_BIAS) as u32
+            }
+        };
+        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let (mut ta, mut tb) = (
+            std::boxed::Box::new(Tile::new()),
+            std::boxed::Box::new(Tile::new()),
+        );
+        for k in [4, 8] {
+            for trial in 0..400 {
+                for e in ta.e[..32 * k].iter_mut().chain(&mut tb.e[..32 * k]) {
+                    let r = next();
+                    *e = match r % 8 {
+                        0 => -E_BIAS,
+                        1 => *X8_EXP.start(),
+                        2 => *X8_EXP.end(),
+                        _ => (r >> 8) as i32 % 32,
+                    };
+                }
+                // One exponent in four tiles just past the edges or far off.
+                let past = [-32, 32, -51, 62][trial % 4];
+                let misfit = trial % 3 == 0;
+                if misfit {
+                    let at = (next() % (64 * k as u64)) as usize;
+                    let tile = if at < 32 * k {
+                        &mut ta.e[at]
+                    } else {
+                        &mut tb.e[at - 32 * k]
+                    };
+                    *tile = past;
+                }
+                // SAFETY: the CPU has AVX-512 (checked above).
+                let fits = unsafe { bytes(&mut ta, &mut tb, k) };
+                assert_eq!(fits, !misfit, "k {k} trial {trial}");
+                if !fits {
+                    continue;
+                }
+                for r in 0..8 {
+                    for kk in 0..k {
+                        let want =
+                            (0..4).fold(0, |w, i| w | byte(ta.e[(4 * r + i) * k + kk]) << (8 * i));
+                        assert_eq!(
+                            ta.x8[r * k + kk],
+                            want,
+                            "A: k {k}, rows {}.., column {kk}",
+                            4 * r
+                        );
+                    }
+                }
+                for (at, &e) in tb.e[..32 * k].iter().enumerate() {
+                    assert_eq!(tb.x8[at], byte(e) * 0x0101_0101, "B: k {k}, at {at}");
                 }
             }
         }

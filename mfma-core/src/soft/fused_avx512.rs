@@ -454,7 +454,8 @@ unsafe fn combine_half<const LO: bool>(s: __m512i, unit: __m512i, c: __m512) -> 
 /// vector at a time. Pass 1 runs on both vectors at once in 16-bit lanes
 /// ([`pass1_row`]), 8 operations a group where it took 16: on the Xeon,
 /// whose 512-bit operations issue on two ports, that made f16 5–7 %
-/// faster; on Zen 5 it is within the noise.
+/// faster; on Zen 5 it is within the noise. (Where the step's tiles allow
+/// it, [`fast_quad`] does pass 1 for four rows at once in bytes.)
 ///
 /// # Safety
 /// As [`fast_sums`].
@@ -465,10 +466,7 @@ pub(super) unsafe fn fast_row(
     (a0, b0): (usize, usize),
     c: &mut [f32; 32],
 ) -> [u32; 2] {
-    let av = &ta.v[a0..a0 + g];
-    // SAFETY: see `fast_sums`; every load reads 16 elements of a slice
-    // checked to hold them. (Loops over the two vectors, not closures: a
-    // closure would not inherit the caller's target features.)
+    // SAFETY: see `fast_sums`.
     unsafe {
         let [e16, _] = pass1_row::<false>(&ta.e[a0..a0 + g], &tb.e16[b0..]);
         let e_dots = [widen::<true>(e16), widen::<false>(e16)];
@@ -476,6 +474,123 @@ pub(super) unsafe fn fast_row(
         for v in 0..2 {
             scale[v] = scale_bits(e_dots[v]);
         }
+        row_tail((ta, tb), g, (a0, b0), c, scale, Some(e_dots))
+    }
+}
+
+/// One group of four rows of 32 outputs (rows `4r..4r + 4` of the step's
+/// tiles, `r` the first of `at = (r, q, k)`, the group at `q`, `k` per
+/// step), `c` the rows' accumulators one after the other: pass 1 for all
+/// of them at once in bytes (the tiles' `x8`, see `fused::X8_BIAS`: a
+/// byte a row in each 32-bit lane of 16 columns, two vectors), then pass
+/// 2 and the step of each row as [`fast_row`] does them. Where one of the
+/// 128 outputs has no nonzero product, the four rows take [`fast_row`].
+/// Returns the lanes left for the exact path: bit `32 · ri + l` for lane
+/// `l` of row `ri`'s 32.
+///
+/// Pass 1 costs 2 operations a k for 64 outputs here, where [`pass1_row`]
+/// takes 2 for 32 and a broadcast; the scale comes out of its byte in 2
+/// operations where it took 3, and with `e_dot` known to lie in
+/// −62..=62, [`narrow_lanes`]'s clamps and shift give way to one
+/// subtraction from the scale.
+///
+/// # Safety
+/// As [`fast_sums`]; both tiles' `x8` as [`tile_bytes`] leaves them,
+/// having found that every exponent fits.
+#[inline(always)]
+pub(super) unsafe fn fast_quad(
+    (ta, tb): (&Tile, &Tile),
+    g: usize,
+    (r, q, k): (usize, usize, usize),
+    c: &mut [f32; 128],
+) -> u128 {
+    use super::fused::X8_BIAS;
+    let a4 = &ta.x8[r * k + q..][..g];
+    // SAFETY: see `fast_sums`; every load reads 16 elements of a slice
+    // checked to hold them.
+    unsafe {
+        let mut raw = [_mm512_setzero_si512(); 2];
+        for (kk, &a) in a4.iter().enumerate() {
+            let a = _mm512_set1_epi32(a as i32);
+            for (v, raw) in raw.iter_mut().enumerate() {
+                let b = &tb.x8[(q + kk) * 32 + v * 16..][..16];
+                let b = _mm512_loadu_si512(b.as_ptr().cast());
+                *raw = _mm512_max_epu8(*raw, _mm512_add_epi8(a, b));
+            }
+        }
+        let real = _mm512_set1_epi8((2 * (X8_BIAS - 31)) as i8);
+        let zero = _mm512_cmplt_epu8_mask(raw[0], real) | _mm512_cmplt_epu8_mask(raw[1], real);
+        let (c01, c23) = c.split_at_mut(64);
+        let (c0, c1) = c01.split_at_mut(32);
+        let (c2, c3) = c23.split_at_mut(32);
+        let rows: [&mut [f32; 32]; 4] = [c0, c1, c2, c3].map(|c| c.try_into().expect("32"));
+        let mut redo = 0;
+        #[cfg(test)]
+        super::fused::QUAD_GROUPS.with(|n| {
+            let [all, zeros] = n.get();
+            n.set([all + 1, zeros + usize::from(zero != 0)]);
+        });
+        if zero != 0 {
+            for (ri, c) in rows.into_iter().enumerate() {
+                let [r0, r1] = fast_row((ta, tb), g, ((4 * r + ri) * k + q, q * 32), c);
+                redo |= u128::from(r0 | r1 << 16) << (32 * ri);
+            }
+            return redo;
+        }
+        // 151 − e_dot = 151 + 2 · X8_BIAS − raw, in 89..=213: a byte.
+        let top = _mm512_set1_epi8((151 + 2 * X8_BIAS) as u8 as i8);
+        let s8 = [_mm512_sub_epi8(top, raw[0]), _mm512_sub_epi8(top, raw[1])];
+        let [c0, c1, c2, c3] = rows;
+        let at = |ri: usize| ((4 * r + ri) * k + q, q * 32);
+        let r0 = row_tail((ta, tb), g, at(0), c0, row_scales::<0>(s8), None);
+        let r1 = row_tail((ta, tb), g, at(1), c1, row_scales::<1>(s8), None);
+        let r2 = row_tail((ta, tb), g, at(2), c2, row_scales::<2>(s8), None);
+        let r3 = row_tail((ta, tb), g, at(3), c3, row_scales::<3>(s8), None);
+        for (ri, [v0, v1]) in [r0, r1, r2, r3].into_iter().enumerate() {
+            redo |= u128::from(v0 | v1 << 16) << (32 * ri);
+        }
+        redo
+    }
+}
+
+/// Row `RI`'s (0..4) bytes of both vectors of `s8`, each in its 32-bit
+/// lane, put in an f32's exponent field: pass 2's scales.
+#[inline(always)]
+unsafe fn row_scales<const RI: u32>(s8: [__m512i; 2]) -> [__m512i; 2] {
+    // SAFETY: see `fast_sums`.
+    unsafe {
+        let mut out = s8;
+        for x in &mut out {
+            let byte = _mm512_and_si512(*x, _mm512_set1_epi32(0xff << (8 * RI)));
+            *x = match RI {
+                0 => _mm512_slli_epi32::<23>(byte),
+                1 => _mm512_slli_epi32::<15>(byte),
+                2 => _mm512_slli_epi32::<7>(byte),
+                _ => _mm512_srli_epi32::<1>(byte),
+            };
+        }
+        out
+    }
+}
+
+/// Pass 2 and the step of [`fast_row`] for a row of 32 outputs, given pass
+/// 2's scale per vector and, unless [`fast_quad`] calls it, `e_dot`
+/// ([`fast_quad`]'s lie in −62..=62, so it is the scale's and the lanes
+/// of the i32 step take one comparison, see [`narrow_quad_lanes`]).
+#[inline(always)]
+unsafe fn row_tail(
+    (ta, tb): (&Tile, &Tile),
+    g: usize,
+    (a0, b0): (usize, usize),
+    c: &mut [f32; 32],
+    scale: [__m512i; 2],
+    e_dots: Option<[__m512i; 2]>,
+) -> [u32; 2] {
+    let av = &ta.v[a0..a0 + g];
+    // SAFETY: see `fast_sums`; every load reads 16 elements of a slice
+    // checked to hold them. (Loops over the two vectors, not closures: a
+    // closure would not inherit the caller's target features.)
+    unsafe {
         let mut sums = [_mm512_setzero_si512(); 2];
         for (kk, &a) in av.iter().enumerate() {
             let a = _mm512_set1_ps(a);
@@ -490,7 +605,10 @@ pub(super) unsafe fn fast_row(
         let (mut bits, mut narrow) = ([_mm512_setzero_si512(); 2], u16::MAX);
         for v in 0..2 {
             bits[v] = _mm512_loadu_si512(cs[v].as_ptr().cast());
-            narrow &= narrow_lanes(bits[v], e_dots[v]);
+            narrow &= match e_dots {
+                Some(e_dots) => narrow_lanes(bits[v], e_dots[v]),
+                None => narrow_quad_lanes(bits[v], scale[v]),
+            };
         }
         if narrow == u16::MAX {
             for v in 0..2 {
@@ -498,6 +616,10 @@ pub(super) unsafe fn fast_row(
             }
             return [0; 2];
         }
+        let e_dots = match e_dots {
+            Some(e_dots) => e_dots,
+            None => [e_of_scale(scale[0]), e_of_scale(scale[1])],
+        };
         let mut near = u16::MAX;
         for v in 0..2 {
             near &= near_lanes(bits[v], e_dots[v]);
@@ -516,5 +638,99 @@ pub(super) unsafe fn fast_row(
             redo[v] = fast_combine::<false>(&sum, &e_dot, c);
         }
         redo
+    }
+}
+
+/// `e_dot` of pass 2's scale where no cap acted (`fast_quad`'s).
+#[inline(always)]
+unsafe fn e_of_scale(scale: __m512i) -> __m512i {
+    // SAFETY: see `fast_sums`.
+    unsafe { _mm512_sub_epi32(_mm512_set1_epi32(151), _mm512_srli_epi32::<23>(scale)) }
+}
+
+/// [`narrow_lanes`] for an `e_dot` in −62..=62, from pass 2's scale
+/// `(151 − e_dot) << 23`: the bound `((e_dot + 134) << 23) + 0x60_0000`
+/// is `(285 << 23) + 0x60_0000 − scale`, positive and below the
+/// infinities' bits, so no clamp is needed and infinities and NaNs fail.
+#[inline(always)]
+unsafe fn narrow_quad_lanes(bits: __m512i, scale: __m512i) -> __mmask16 {
+    // SAFETY: see `fast_sums`.
+    unsafe {
+        let set1 = _mm512_set1_epi32;
+        let mag = _mm512_and_si512(bits, set1(i32::MAX));
+        let bound = _mm512_sub_epi32(set1(285 << 23 | 0x60_0000), scale);
+        _mm512_cmplt_epi32_mask(mag, bound)
+    }
+}
+
+/// Pass 1's bytes of a step's tiles (`fused::Tile::x8`, see
+/// `fused::X8_BIAS`), from their decoded exponents: A's `m × k` (`m` a
+/// multiple of 4), B's `k × 32`. Returns whether every exponent fits its
+/// byte (and leaves `x8` unspecified where not); `k` must be 4 or 8.
+///
+/// # Safety
+/// As [`fast_sums`].
+#[inline(always)]
+pub(super) unsafe fn tile_bytes(ta: &mut Tile, tb: &mut Tile, m: usize, k: usize) -> bool {
+    assert!(k == 4 || k == 8, "k {k}");
+    // SAFETY: see `fast_sums`; every load and store is of a slice checked
+    // to hold it.
+    unsafe {
+        let mut misfits = 0;
+        // A: a quad's 4 · k exponents (rows 4r..4r + 4, k each) as bytes,
+        // then transposed so that the 4 rows of a column share a u32.
+        let transpose = if k == 4 {
+            _mm_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15)
+        } else {
+            _mm_setr_epi8(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15)
+        };
+        for r in 0..m / 4 {
+            let e = &ta.e[4 * r * k..][..4 * k];
+            let x = &mut ta.x8[r * k..][..k];
+            let (b0, m0) = exp_bytes(_mm512_loadu_si512(e.as_ptr().cast()));
+            misfits |= m0;
+            let b0 = _mm_shuffle_epi8(_mm512_cvtepi32_epi8(b0), transpose);
+            if k == 4 {
+                _mm_storeu_si128(x.as_mut_ptr().cast(), b0);
+            } else {
+                let (b1, m1) = exp_bytes(_mm512_loadu_si512(e[16..].as_ptr().cast()));
+                misfits |= m1;
+                let b1 = _mm_shuffle_epi8(_mm512_cvtepi32_epi8(b1), transpose);
+                _mm_storeu_si128(x.as_mut_ptr().cast(), _mm_unpacklo_epi16(b0, b1));
+                _mm_storeu_si128(x[4..].as_mut_ptr().cast(), _mm_unpackhi_epi16(b0, b1));
+            }
+        }
+        // B: each byte copied to the four of its u32.
+        let spread = _mm512_set_epi8(
+            12, 12, 12, 12, 8, 8, 8, 8, 4, 4, 4, 4, 0, 0, 0, 0, 12, 12, 12, 12, 8, 8, 8, 8, 4, 4,
+            4, 4, 0, 0, 0, 0, 12, 12, 12, 12, 8, 8, 8, 8, 4, 4, 4, 4, 0, 0, 0, 0, 12, 12, 12, 12,
+            8, 8, 8, 8, 4, 4, 4, 4, 0, 0, 0, 0,
+        );
+        let (xs, es) = (
+            tb.x8[..32 * k].as_chunks_mut::<16>().0,
+            tb.e.as_chunks::<16>().0,
+        );
+        for (x, e) in xs.iter_mut().zip(es) {
+            let (b, m) = exp_bytes(_mm512_loadu_si512(e.as_ptr().cast()));
+            misfits |= m;
+            _mm512_storeu_si512(x.as_mut_ptr().cast(), _mm512_shuffle_epi8(b, spread));
+        }
+        misfits == 0
+    }
+}
+
+/// `fused::X8_BIAS` of 16 exponents, one a 32-bit lane, and the mask of
+/// those outside `fused::X8_EXP` (zeros' −512 aside).
+#[inline(always)]
+unsafe fn exp_bytes(e: __m512i) -> (__m512i, __mmask16) {
+    use super::fused::{E_BIAS, X8_BIAS, X8_EXP};
+    // SAFETY: see `fast_sums`.
+    unsafe {
+        let set1 = _mm512_set1_epi32;
+        let nonzero = _mm512_cmpneq_epi32_mask(e, set1(-E_BIAS));
+        let off = _mm512_sub_epi32(e, set1(*X8_EXP.start()));
+        let span = set1(*X8_EXP.end() - *X8_EXP.start());
+        let misfits = _mm512_mask_cmpgt_epu32_mask(nonzero, off, span);
+        (_mm512_maskz_add_epi32(nonzero, e, set1(X8_BIAS)), misfits)
     }
 }
