@@ -674,6 +674,14 @@ fn fast_block<X: Instr, const SPLIT: bool, const N: usize, const W: usize, const
     let row32 = cfg!(target_arch = "x86_64") && L >= super::cpu::AVX512 && W == 16 && N == 32;
     #[cfg(target_arch = "x86_64")]
     let (paired, side_by_side) = (row32 && SPLIT, row32 && !SPLIT);
+    // Four rows at a time where pass 1's bytes hold every exponent of the
+    // step's tiles (`fused_avx512::fast_quad`, `fused_avx2::fast_quad`).
+    #[cfg(target_arch = "x86_64")]
+    let quads = !SPLIT
+        && N == 32
+        && X::SPEC.m.is_multiple_of(4)
+        && matches!(X::SPEC.k, 4 | 8)
+        && (side_by_side || L == super::cpu::AVX2 && W == 8);
     // The integer dot product (`fused_dot`) for inputs of few fraction
     // bits, in rows of 16 or 32 outputs.
     #[cfg(target_arch = "x86_64")]
@@ -718,26 +726,36 @@ fn fast_block<X: Instr, const SPLIT: bool, const N: usize, const W: usize, const
             false
         };
         let mut decoded = false;
-        // Four rows at a time where pass 1's bytes hold every exponent of
-        // the step's tiles (`fused_avx512::fast_quad`).
         #[cfg(target_arch = "x86_64")]
-        if side_by_side && !dot_step && m.is_multiple_of(4) && (k == 4 || k == 8) {
-            decode_tiles::<N>((a, b), (t, blk), (m, k), true, (ta, tb));
+        if quads && !dot_step {
+            decode_tiles::<N>((a, b), (t, blk), (m, k), row32, (ta, tb));
             decoded = true;
-            // SAFETY: as `side_by_side` below.
-            if unsafe { super::fused_avx512::tile_bytes(ta, tb, m, k) } {
+            // SAFETY (this and `fast_quad`): `quads` only in the copies
+            // compiled with AVX-512 (W = 16) and AVX2 (W = 8), each run
+            // only on CPUs that have it.
+            let fits = unsafe {
+                if W == 16 {
+                    super::fused_avx512::tile_bytes(ta, tb, m, k)
+                } else {
+                    super::fused_avx2::tile_bytes(ta, tb, m, k)
+                }
+            };
+            if fits {
                 for (r, rows) in c.chunks_exact_mut(4 * N).enumerate() {
                     let rows: &mut [f32; 128] = rows.try_into().expect("four rows of 32");
                     for q in (0..k).step_by(g) {
-                        // SAFETY: `side_by_side` only in the copy compiled
-                        // with AVX-512, which runs on CPUs that have it.
-                        let redo =
-                            unsafe { super::fused_avx512::fast_quad((ta, tb), g, (r, q, k), rows) };
+                        let redo = unsafe {
+                            if W == 16 {
+                                super::fused_avx512::fast_quad((ta, tb), g, (r, q, k), rows)
+                            } else {
+                                super::fused_avx2::fast_quad((ta, tb), g, (r, q, k), rows)
+                            }
+                        };
                         if redo == 0 {
                             continue;
                         }
-                        for (ri, v) in (0..4).flat_map(|ri| [(ri, 0), (ri, 1)]) {
-                            let lanes = (redo >> (32 * ri + 16 * v)) as u32 & 0xffff;
+                        for (ri, v) in (0..4).flat_map(|ri| (0..N / W).map(move |v| (ri, v))) {
+                            let lanes = (redo >> (32 * ri + W * v)) as u32 & ((1 << W) - 1);
                             let c = &mut rows[ri * N + v * W..][..W];
                             let at = (t, blk, 4 * r + ri, k);
                             redo_exact::<SPLIT>(lanes, c, (a, b), at, (q, g, v * W));
@@ -1473,15 +1491,36 @@ mod tests {
     #[test]
     #[cfg(target_arch = "x86_64")]
     fn pass_1_bytes_are_the_biased_exponents_in_place() {
-        if Kernels::detected() < Kernels::Avx512 {
-            std::println!("skipped: the avx512 kernels (this CPU lacks them)");
-            return;
-        }
         #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
-        fn bytes(ta: &mut Tile, tb: &mut Tile, k: usize) -> bool {
+        fn avx512(ta: &mut Tile, tb: &mut Tile, k: usize) -> bool {
             // SAFETY: this function's features, which the CPU has.
             unsafe { super::super::fused_avx512::tile_bytes(ta, tb, 32, k) }
         }
+        #[target_feature(enable = "avx2,fma")]
+        fn avx2(ta: &mut Tile, tb: &mut Tile, k: usize) -> bool {
+            // SAFETY: as above.
+            unsafe { super::super::fused_avx2::tile_bytes(ta, tb, 32, k) }
+        }
+        for copy in [Kernels::Avx2, Kernels::Avx512] {
+            if Kernels::detected() < copy {
+                std::println!("skipped: the {} kernels (this CPU lacks them)", copy.name());
+                continue;
+            }
+            // SAFETY: the CPU has the copy's features (checked above).
+            let bytes = |ta: &mut Tile, tb: &mut Tile, k| unsafe {
+                if copy == Kernels::Avx512 {
+                    avx512(ta, tb, k)
+                } else {
+                    avx2(ta, tb, k)
+                }
+            };
+            check_pass_1_bytes(bytes, copy.name());
+        }
+    }
+
+    /// [`pass_1_bytes_are_the_biased_exponents_in_place`] for one copy.
+    #[cfg(target_arch = "x86_64")]
+    fn check_pass_1_bytes(bytes: impl Fn(&mut Tile, &mut Tile, usize) -> bool, copy: &str) {
         let byte = |e: i32| {
             if e == -E_BIAS {
                 0
@@ -1523,9 +1562,8 @@ mod tests {
                     };
                     *tile = past;
                 }
-                // SAFETY: the CPU has AVX-512 (checked above).
-                let fits = unsafe { bytes(&mut ta, &mut tb, k) };
-                assert_eq!(fits, !misfit, "k {k} trial {trial}");
+                let fits = bytes(&mut ta, &mut tb, k);
+                assert_eq!(fits, !misfit, "{copy}: k {k} trial {trial}");
                 if !fits {
                     continue;
                 }
@@ -1542,7 +1580,7 @@ mod tests {
                     }
                 }
                 for (at, &e) in tb.e[..32 * k].iter().enumerate() {
-                    assert_eq!(tb.x8[at], byte(e) * 0x0101_0101, "B: k {k}, at {at}");
+                    assert_eq!(tb.x8[at], byte(e) * 0x0101_0101, "{copy} B: k {k}, at {at}");
                 }
             }
         }

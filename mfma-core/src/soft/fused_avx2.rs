@@ -43,14 +43,7 @@ pub(super) unsafe fn fast_sums<const SPLIT: bool>(
             let x = _mm256_min_epi32(x, _mm256_set1_epi32(254));
             scale[p] = _mm256_castsi256_ps(_mm256_slli_epi32::<23>(x));
         }
-        // Pass 2: (a · b) · 2^(24 − e_dot), truncated by the conversion.
-        let mut sums = [_mm256_setzero_si256(); 2];
-        for kk in 0..g {
-            let bv = _mm256_loadu_ps(tb.v[b0 + kk * stride..][..8].as_ptr());
-            let x = _mm256_mul_ps(_mm256_set1_ps(av[kk]), bv);
-            let x = _mm256_mul_ps(x, scale[parity(kk)]);
-            sums[parity(kk)] = _mm256_add_epi32(sums[parity(kk)], _mm256_cvttps_epi32(x));
-        }
+        let sums = pass2::<SPLIT>(av, &tb.v[b0..], stride, scale);
         let (s, e) = if SPLIT {
             // 4.3 step 3: both parities' sums floored to the larger exponent.
             let e = _mm256_max_epi32(e_dots[0], e_dots[1]);
@@ -66,6 +59,233 @@ pub(super) unsafe fn fast_sums<const SPLIT: bool>(
         };
         _mm256_storeu_si256(sum.as_mut_ptr().cast(), s);
         _mm256_storeu_si256(e_dot.as_mut_ptr().cast(), e);
+    }
+}
+
+/// Pass 2 of [`fast_sums`]: `(a · b) · 2^(24 − e_dot)`, truncated by the
+/// conversion, summed (per parity of k if `SPLIT`, else in the first
+/// entry); A's inputs `av` (a group's), B's `bv` from the group's first,
+/// `stride` a k.
+///
+/// # Safety
+/// As [`fast_sums`].
+#[inline(always)]
+unsafe fn pass2<const SPLIT: bool>(
+    av: &[f32],
+    bv: &[f32],
+    stride: usize,
+    scale: [__m256; 2],
+) -> [__m256i; 2] {
+    // SAFETY: see `fast_sums`; every load reads 8 elements of a slice
+    // checked to hold them.
+    unsafe {
+        let parity = |kk: usize| if SPLIT { kk % 2 } else { 0 };
+        let mut sums = [_mm256_setzero_si256(); 2];
+        for (kk, &a) in av.iter().enumerate() {
+            let b = _mm256_loadu_ps(bv[kk * stride..][..8].as_ptr());
+            let x = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(a), b), scale[parity(kk)]);
+            sums[parity(kk)] = _mm256_add_epi32(sums[parity(kk)], _mm256_cvttps_epi32(x));
+        }
+        sums
+    }
+}
+
+/// One group of four rows of 32 outputs, four vectors of 8 a row:
+/// `fused_avx512::fast_quad` with AVX2 (whose doc says how; a byte a row
+/// in each 32-bit lane of 8 columns), each vector's step
+/// [`fast_combine`]'s. Returns the lanes left for the exact path: bit
+/// `32 · ri + l` for lane `l` of row `ri`'s 32.
+///
+/// # Safety
+/// As [`fast_sums`]; both tiles' `x8` as [`tile_bytes`] leaves them,
+/// having found that every exponent fits.
+#[inline(always)]
+pub(super) unsafe fn fast_quad(
+    (ta, tb): (&Tile, &Tile),
+    g: usize,
+    (r, q, k): (usize, usize, usize),
+    c: &mut [f32; 128],
+) -> u128 {
+    use super::fused::X8_BIAS;
+    let a4 = &ta.x8[r * k + q..][..g];
+    // SAFETY: see `fast_sums`; every load reads 8 elements of a slice
+    // checked to hold them.
+    unsafe {
+        let mut raw = [_mm256_setzero_si256(); 4];
+        for (kk, &a) in a4.iter().enumerate() {
+            let a = _mm256_set1_epi32(a as i32);
+            for (v, raw) in raw.iter_mut().enumerate() {
+                let b = &tb.x8[(q + kk) * 32 + v * 8..][..8];
+                let b = _mm256_loadu_si256(b.as_ptr().cast());
+                *raw = _mm256_max_epu8(*raw, _mm256_add_epi8(a, b));
+            }
+        }
+        // Every byte at least 2 · (X8_BIAS − 31): no output without a
+        // nonzero product.
+        let real = _mm256_set1_epi8((2 * (X8_BIAS - 31)) as i8);
+        let mut all_real = _mm256_set1_epi8(-1);
+        for &raw in &raw {
+            let ok = _mm256_cmpeq_epi8(_mm256_max_epu8(raw, real), raw);
+            all_real = _mm256_and_si256(all_real, ok);
+        }
+        let zero = _mm256_movemask_epi8(all_real) != -1;
+        #[cfg(test)]
+        super::fused::QUAD_GROUPS.with(|n| {
+            let [all, zeros] = n.get();
+            n.set([all + 1, zeros + usize::from(zero)]);
+        });
+        let mut redo = 0;
+        let rows = c.as_chunks_mut::<32>().0;
+        if zero {
+            for (ri, c) in rows.iter_mut().enumerate() {
+                let a0 = (4 * r + ri) * k + q;
+                for (v, c) in c.as_chunks_mut::<8>().0.iter_mut().enumerate() {
+                    let (mut sum, mut e_dot) = ([0; 8], [0; 8]);
+                    fast_sums::<false>((ta, tb), g, (a0, q * 32 + v * 8, 32), &mut sum, &mut e_dot);
+                    let lanes = fast_combine::<false>(&sum, &e_dot, c);
+                    redo |= u128::from(lanes) << (32 * ri + 8 * v);
+                }
+            }
+            return redo;
+        }
+        // 151 − e_dot = 151 + 2 · X8_BIAS − raw, in 89..=213: a byte.
+        let top = _mm256_set1_epi8((151 + 2 * X8_BIAS) as u8 as i8);
+        let mut s8 = raw;
+        for s8 in &mut s8 {
+            *s8 = _mm256_sub_epi8(top, *s8);
+        }
+        let [c0, c1, c2, c3] = rows else {
+            unreachable!("four rows")
+        };
+        let at = |ri: usize| ((4 * r + ri) * k + q, q * 32);
+        redo |= u128::from(quad_row((ta, tb), g, at(0), c0, row_scales::<0>(s8)));
+        redo |= u128::from(quad_row((ta, tb), g, at(1), c1, row_scales::<1>(s8))) << 32;
+        redo |= u128::from(quad_row((ta, tb), g, at(2), c2, row_scales::<2>(s8))) << 64;
+        redo |= u128::from(quad_row((ta, tb), g, at(3), c3, row_scales::<3>(s8))) << 96;
+        redo
+    }
+}
+
+/// Row `RI`'s (0..4) bytes of the four vectors of `s8`, each in its
+/// 32-bit lane, put in an f32's exponent field: pass 2's scales.
+#[inline(always)]
+unsafe fn row_scales<const RI: u32>(s8: [__m256i; 4]) -> [__m256; 4] {
+    // SAFETY: see `fast_sums`.
+    unsafe {
+        // (A loop, not `map`: a closure would not inherit the caller's
+        // target features.)
+        let mut out = [_mm256_setzero_ps(); 4];
+        for (out, &x) in out.iter_mut().zip(&s8) {
+            let byte = _mm256_and_si256(x, _mm256_set1_epi32(0xff << (8 * RI)));
+            *out = _mm256_castsi256_ps(match RI {
+                0 => _mm256_slli_epi32::<23>(byte),
+                1 => _mm256_slli_epi32::<15>(byte),
+                2 => _mm256_slli_epi32::<7>(byte),
+                _ => _mm256_srli_epi32::<1>(byte),
+            });
+        }
+        out
+    }
+}
+
+/// Pass 2 and the step of one row of [`fast_quad`] (A's inputs at `a0`,
+/// B's at `b0`), vector by vector; the lanes left for the exact path.
+#[inline(always)]
+unsafe fn quad_row(
+    (ta, tb): (&Tile, &Tile),
+    g: usize,
+    (a0, b0): (usize, usize),
+    c: &mut [f32; 32],
+    scale: [__m256; 4],
+) -> u32 {
+    let av = &ta.v[a0..a0 + g];
+    // SAFETY: see `fast_sums`.
+    unsafe {
+        let mut redo = 0;
+        for (v, c) in c.as_chunks_mut::<8>().0.iter_mut().enumerate() {
+            let [sum, _] = pass2::<false>(av, &tb.v[b0 + v * 8..], 32, [scale[v]; 2]);
+            // `e_dot` of the scale, which no cap reached.
+            let e = _mm256_srli_epi32::<23>(_mm256_castps_si256(scale[v]));
+            let e = _mm256_sub_epi32(_mm256_set1_epi32(151), e);
+            let (mut sums, mut e_dot) = ([0; 8], [0; 8]);
+            _mm256_storeu_si256(sums.as_mut_ptr().cast(), sum);
+            _mm256_storeu_si256(e_dot.as_mut_ptr().cast(), e);
+            redo |= fast_combine::<false>(&sums, &e_dot, c) << (8 * v);
+        }
+        redo
+    }
+}
+
+/// `fused_avx512::tile_bytes` with AVX2: pass 1's bytes of a step's tiles
+/// (`fused::Tile::x8`), A's `m × k` (`m` a multiple of 4), B's `k × 32`;
+/// whether every exponent fits its byte. `k` must be 4 or 8.
+///
+/// # Safety
+/// As [`fast_sums`].
+#[inline(always)]
+pub(super) unsafe fn tile_bytes(ta: &mut Tile, tb: &mut Tile, m: usize, k: usize) -> bool {
+    assert!(k == 4 || k == 8, "k {k}");
+    // SAFETY: see `fast_sums`; every load and store is of a slice checked
+    // to hold it.
+    unsafe {
+        let mut misfits = _mm256_setzero_si256();
+        // A: the four rows of a quad, k each, in one u32 a column.
+        for r in 0..m / 4 {
+            let e = &ta.e[4 * r * k..][..4 * k];
+            let mut x = _mm256_setzero_si256();
+            for i in 0..4 {
+                let ei = if k == 8 {
+                    _mm256_loadu_si256(e[8 * i..].as_ptr().cast())
+                } else {
+                    _mm256_zextsi128_si256(_mm_loadu_si128(e[4 * i..].as_ptr().cast()))
+                };
+                let (b, m) = exp_bytes(ei);
+                misfits = _mm256_or_si256(misfits, m);
+                x = _mm256_or_si256(x, _mm256_sllv_epi32(b, _mm256_set1_epi32(8 * i as i32)));
+            }
+            let out = &mut ta.x8[r * k..][..k];
+            if k == 8 {
+                _mm256_storeu_si256(out.as_mut_ptr().cast(), x);
+            } else {
+                _mm_storeu_si128(out.as_mut_ptr().cast(), _mm256_castsi256_si128(x));
+            }
+        }
+        // B: each byte copied to the four of its u32.
+        let spread = _mm256_setr_epi8(
+            0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12, 0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8,
+            12, 12, 12, 12,
+        );
+        let (xs, es) = (
+            tb.x8[..32 * k].as_chunks_mut::<8>().0,
+            tb.e.as_chunks::<8>().0,
+        );
+        for (x, e) in xs.iter_mut().zip(es) {
+            let (b, m) = exp_bytes(_mm256_loadu_si256(e.as_ptr().cast()));
+            misfits = _mm256_or_si256(misfits, m);
+            _mm256_storeu_si256(x.as_mut_ptr().cast(), _mm256_shuffle_epi8(b, spread));
+        }
+        _mm256_testz_si256(misfits, misfits) != 0
+    }
+}
+
+/// `fused::X8_BIAS`'s bytes of 8 exponents, one a 32-bit lane, and the
+/// lanes (all ones) outside `fused::X8_EXP` (zeros' −512 aside).
+#[inline(always)]
+unsafe fn exp_bytes(e: __m256i) -> (__m256i, __m256i) {
+    use super::fused::{E_BIAS, X8_BIAS, X8_EXP};
+    // SAFETY: see `fast_sums`.
+    unsafe {
+        let set1 = _mm256_set1_epi32;
+        let zero = _mm256_cmpeq_epi32(e, set1(-E_BIAS));
+        let off = _mm256_sub_epi32(e, set1(*X8_EXP.start()));
+        // off >= span + 1, unsigned: its maximum with span + 1 is itself.
+        let past = set1(*X8_EXP.end() - *X8_EXP.start() + 1);
+        let out = _mm256_cmpeq_epi32(_mm256_max_epu32(off, past), off);
+        let misfits = _mm256_andnot_si256(zero, out);
+        (
+            _mm256_andnot_si256(zero, _mm256_add_epi32(e, set1(X8_BIAS))),
+            misfits,
+        )
     }
 }
 

@@ -1138,8 +1138,9 @@ mod tests {
         }
     }
 
-    /// In the AVX-512 chain, four rows at a time take pass 1 in bytes
-    /// (`fused_avx512::fast_quad`) where every exponent of the step's tiles
+    /// In the AVX2 and AVX-512 chains (those the CPU has), four rows at a
+    /// time take pass 1 in bytes (`fused_avx512::fast_quad`,
+    /// `fused_avx2::fast_quad`) where every exponent of the step's tiles
     /// fits one, and their chains, from fragments and from panels, are the
     /// loop of the exact instruction: across the bytes' whole range, with
     /// outputs of no nonzero product (left to `fast_row`), and with inputs
@@ -1147,59 +1148,66 @@ mod tests {
     #[test]
     #[cfg(target_arch = "x86_64")]
     fn four_rows_take_pass_1_in_bytes() {
+        for copy in [Kernels::Avx2, Kernels::Avx512] {
+            if Kernels::available() < copy {
+                std::println!("skipped: the {} kernels (this CPU lacks them)", copy.name());
+                continue;
+            }
+            with_kernels(copy, four_rows_in_bytes);
+        }
+    }
+
+    /// [`four_rows_take_pass_1_in_bytes`] in the copy of the thread's
+    /// kernels.
+    #[cfg(target_arch = "x86_64")]
+    fn four_rows_in_bytes() {
         use super::fused::QUAD_GROUPS;
         use crate::cdna3::{f32_32x32x4_xf32, f32_32x32x4f16, f32_32x32x8bf16_1k, f32_32x32x8f16};
-        if Kernels::available() < Kernels::Avx512 {
-            std::println!("skipped: the avx512 kernels (this CPU lacks them)");
-            return;
-        }
-        with_kernels(Kernels::Avx512, || {
-            // Groups of four rows in the chains of `ChainIsTheLoop` (64
-            // steps of 8 quads, for each of the 2 blocks of 32x32x4f16).
-            let quads = |inputs: Source, acc: Source| {
-                let before = QUAD_GROUPS.get();
-                ChainIsTheLoop { inputs, acc }.visit::<f32_32x32x8bf16_1k>();
-                ChainIsTheLoop { inputs, acc }.visit::<f32_32x32x4_xf32>();
-                let after = QUAD_GROUPS.get();
-                PanelsAreTheLoop { inputs, acc }.visit::<f32_32x32x8bf16_1k>();
-                [after[0] - before[0], after[1] - before[1]]
-            };
-            // (Inputs drawn at 2^30 and 2^14 may round up a binade, to
-            // bf16's 2^31 and f16's 2^15; f16's smallest are subnormal.)
-            for acc in [Source::Scaled(-40, 40), Source::Mixed] {
-                let [all, zeros] = quads(Source::Scaled(-31, 30), acc);
-                assert_eq!(all, 2 * 64 * 8, "{acc:?}");
-                assert!(zeros < all / 10, "{zeros} of {all}");
-                // 81 % of the products zero: 19 % of the outputs have no
-                // nonzero one, and nearly every group of four rows such an
-                // output.
-                let [all, zeros] = quads(Source::Sparse(-31, 30), acc);
-                assert_eq!(all, 2 * 64 * 8, "{acc:?}");
-                assert!(zeros > all / 2, "{zeros} of {all}");
-                for inputs in [Source::Scaled(-32, 31), Source::Scaled(-31, 32)] {
-                    let [all, _] = quads(inputs, acc);
-                    assert!(all < 2 * 64 * 8, "{inputs:?}: {all}");
-                }
-                let before = QUAD_GROUPS.get()[0];
-                let inputs = Source::Scaled(-24, 14);
-                ChainIsTheLoop { inputs, acc }.visit::<f32_32x32x8f16>();
-                ChainIsTheLoop { inputs, acc }.visit::<f32_32x32x4f16>();
-                assert_eq!(
-                    QUAD_GROUPS.get()[0] - before,
-                    64 * 8 + 64 * 16,
-                    "f16 {acc:?}"
-                );
-            }
-            // Outputs of zero products whose largest byte sum is the most
-            // a zero input allows (one at 2^31), beside accumulators that
-            // any step but leaving them as they are would change: those
-            // outputs must not pass for real ones.
-            let (inputs, acc) = (Source::Sparse(31, 31), Source::Scaled(-149, -100));
+        // Groups of four rows in the chains of `ChainIsTheLoop` (64
+        // steps of 8 quads, for each of the 2 blocks of 32x32x4f16).
+        let quads = |inputs: Source, acc: Source| {
             let before = QUAD_GROUPS.get();
+            ChainIsTheLoop { inputs, acc }.visit::<f32_32x32x8bf16_1k>();
             ChainIsTheLoop { inputs, acc }.visit::<f32_32x32x4_xf32>();
             let after = QUAD_GROUPS.get();
-            assert!(after[1] - before[1] > 0, "{before:?} {after:?}");
-        });
+            PanelsAreTheLoop { inputs, acc }.visit::<f32_32x32x8bf16_1k>();
+            [after[0] - before[0], after[1] - before[1]]
+        };
+        // (Inputs drawn at 2^30 and 2^14 may round up a binade, to
+        // bf16's 2^31 and f16's 2^15; f16's smallest are subnormal.)
+        for acc in [Source::Scaled(-40, 40), Source::Mixed] {
+            let [all, zeros] = quads(Source::Scaled(-31, 30), acc);
+            assert_eq!(all, 2 * 64 * 8, "{acc:?}");
+            assert!(zeros < all / 10, "{zeros} of {all}");
+            // 81 % of the products zero: 19 % of the outputs have no
+            // nonzero one, and nearly every group of four rows such an
+            // output.
+            let [all, zeros] = quads(Source::Sparse(-31, 30), acc);
+            assert_eq!(all, 2 * 64 * 8, "{acc:?}");
+            assert!(zeros > all / 2, "{zeros} of {all}");
+            for inputs in [Source::Scaled(-32, 31), Source::Scaled(-31, 32)] {
+                let [all, _] = quads(inputs, acc);
+                assert!(all < 2 * 64 * 8, "{inputs:?}: {all}");
+            }
+            let before = QUAD_GROUPS.get()[0];
+            let inputs = Source::Scaled(-24, 14);
+            ChainIsTheLoop { inputs, acc }.visit::<f32_32x32x8f16>();
+            ChainIsTheLoop { inputs, acc }.visit::<f32_32x32x4f16>();
+            assert_eq!(
+                QUAD_GROUPS.get()[0] - before,
+                64 * 8 + 64 * 16,
+                "f16 {acc:?}"
+            );
+        }
+        // Outputs of zero products whose largest byte sum is the most
+        // a zero input allows (one at 2^31), beside accumulators that
+        // any step but leaving them as they are would change: those
+        // outputs must not pass for real ones.
+        let (inputs, acc) = (Source::Sparse(31, 31), Source::Scaled(-149, -100));
+        let before = QUAD_GROUPS.get();
+        ChainIsTheLoop { inputs, acc }.visit::<f32_32x32x4_xf32>();
+        let after = QUAD_GROUPS.get();
+        assert!(after[1] - before[1] > 0, "{before:?} {after:?}");
     }
 
     /// Chains that share A, as the waves of a workgroup row do one after
