@@ -1598,7 +1598,8 @@ mod tests {
     /// (`fused_avx512::narrow_step`), which random accumulators meet too
     /// rarely: `c` at the top of its reach (`e_c − e_dot` 7, its fraction
     /// just below `0x60_0000`) and just past it, at the wide lanes' bound
-    /// `2^(e_dot + 6)` and below it, and below `u`; sums near ±2^29, where
+    /// `2^(e_dot + 6)` and below it, a binade below it (where `S` cancels
+    /// `c`), and below `u`; sums near ±2^29, where
     /// `S + c/u` comes closest to 2^32, in runs of consecutive values, so
     /// that the bits shifted out of `S` meet ties of the final rounding.
     /// Every copy against the reference step.
@@ -1617,6 +1618,10 @@ mod tests {
                 (6, 0),
                 (6, 0x7f_ffff),
                 (5, 0x7f_ffff),
+                // Below the wide lanes' bound, where `S` may cancel `c`:
+                // `N` then has too few bits to be rounded in units of 4u.
+                (5, 0),
+                (5, 1),
                 (0, 0x40_0001),
                 (-1, 0x7f_ffff),
                 (-30, 0x12_3457),
