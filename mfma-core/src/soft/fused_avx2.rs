@@ -204,8 +204,14 @@ unsafe fn quad_row(
         let mut redo = 0;
         for (v, c) in c.as_chunks_mut::<8>().0.iter_mut().enumerate() {
             let [sum, _] = pass2::<false>(av, &tb.v[b0 + v * 8..], 32, [scale[v]; 2]);
+            let scale = _mm256_castps_si256(scale[v]);
+            let bits = _mm256_loadu_si256(c.as_ptr().cast());
+            if narrow_quad_lanes(bits, scale) {
+                _mm256_storeu_ps(c.as_mut_ptr(), narrow_step(bits, sum, scale));
+                continue;
+            }
             // `e_dot` of the scale, which no cap reached.
-            let e = _mm256_srli_epi32::<23>(_mm256_castps_si256(scale[v]));
+            let e = _mm256_srli_epi32::<23>(scale);
             let e = _mm256_sub_epi32(_mm256_set1_epi32(151), e);
             let (mut sums, mut e_dot) = ([0; 8], [0; 8]);
             _mm256_storeu_si256(sums.as_mut_ptr().cast(), sum);
@@ -316,7 +322,8 @@ pub(super) unsafe fn fast_combine<const SPLIT: bool>(
         let e_c = _mm256_max_epi32(e_c_raw, set1(-126));
         if !SPLIT && narrow_lanes(bits, e_dot) {
             // (Not for GTR: its two parities' sum may reach 2^30.)
-            _mm256_storeu_ps(c.as_mut_ptr(), narrow_step(bits, sum, e_dot));
+            let scale = _mm256_sub_epi32(set1(151 << 23), _mm256_slli_epi32::<23>(e_dot));
+            _mm256_storeu_ps(c.as_mut_ptr(), narrow_step(bits, sum, scale));
             return 0;
         }
         let far = _mm256_or_si256(
@@ -398,25 +405,39 @@ unsafe fn narrow_lanes(bits: __m256i, e_dot: __m256i) -> bool {
     }
 }
 
+/// [`narrow_lanes`] for `fused_avx512::fast_quad`'s `e_dot` (−62..=62), from
+/// pass 2's scale: `fused_avx512::narrow_quad_lanes`.
+#[inline(always)]
+unsafe fn narrow_quad_lanes(bits: __m256i, scale: __m256i) -> bool {
+    // SAFETY: see `fast_sums`.
+    unsafe {
+        let set1 = _mm256_set1_epi32;
+        let mag = _mm256_and_si256(bits, set1(i32::MAX));
+        let bound = _mm256_sub_epi32(set1(285 << 23 | 0x60_0000), scale);
+        _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(bound, mag))) == 0xff
+    }
+}
+
 /// TR's step in 32-bit integers and one rounding for lanes that
 /// [`narrow_lanes`] lets take it: `fused_avx512::narrow_step`, whose doc
-/// proves it, on 8 lanes (the floor of `c/u` as the short cut takes it).
+/// proves it, on 8 lanes (the floor of `c/u` as the short cut takes it);
+/// `scale` is `(151 − e_dot) << 23`, pass 2's.
 #[inline(always)]
-unsafe fn narrow_step(c: __m256i, sum: __m256i, e_dot: __m256i) -> __m256 {
+unsafe fn narrow_step(c: __m256i, sum: __m256i, scale: __m256i) -> __m256 {
     // SAFETY: see `fast_sums`.
     unsafe {
         let set1 = _mm256_set1_epi32;
         // Wide lanes: |c| >= 2^(e_dot + 6), i.e. |c|'s bits above those of
-        // 2^(e_dot + 6) − 1 ulp, compared unsigned (for `e_dot` above 121 the
-        // bound lies at or past the infinities, which `narrow_lanes` keeps
-        // out with NaN; it stays below 2^32 since `e_dot <= 124`). AVX2
+        // 2^(e_dot + 6) − 1 ulp, `((e_dot + 133) << 23) − 1` or `(284 << 23)
+        // − 1 − scale`, compared unsigned (for `e_dot` above 121 the bound
+        // lies at or past the infinities, which `narrow_lanes` keeps out
+        // with NaN; it stays below 2^32 since `e_dot <= 124`). AVX2
         // compares signed only: both sides' top bits are flipped, so
         // |c| | SIGN stands for |c|.
-        let e_bits = _mm256_slli_epi32::<23>(e_dot);
-        let flipped_bound = _mm256_add_epi32(e_bits, set1(((133u32 << 23) - 1 + (1 << 31)) as i32));
+        let top = ((284u32 << 23) - 1).wrapping_add(1 << 31) as i32;
+        let flipped_bound = _mm256_sub_epi32(set1(top), scale);
         let wide = _mm256_cmpgt_epi32(_mm256_or_si256(c, set1(i32::MIN)), flipped_bound);
         // 2^(24 − e_dot − σ) (σ = 2 in wide lanes), and u · 2^σ.
-        let scale = _mm256_sub_epi32(set1(151 << 23), e_bits);
         let scale = _mm256_sub_epi32(scale, _mm256_and_si256(wide, set1(2 << 23)));
         let unit = _mm256_sub_epi32(set1(254 << 23), scale);
         let c_units = _mm256_cvttps_epi32(floor_scaled(_mm256_castsi256_ps(c), scale));
