@@ -596,10 +596,11 @@ pub(super) struct Tile {
     /// `e` as 16-bit integers (B's, for the AVX-512 copy's pass 1 on rows
     /// of 32 outputs).
     pub(super) e16: [i16; TILE],
-    /// `e` as bytes (see [`X8_BIAS`]) for the AVX-512 copy's pass 1 on four
-    /// rows of 32 outputs at once (`fused_avx512::fast_quad`): A's four
-    /// rows `4r..4r + 4` of column `kk` in the bytes of `x8[r · k + kk]`,
-    /// B's in every byte of `x8[kk · N + j]` (`fused_avx512::tile_bytes`).
+    /// `e` as bytes (see [`X8_BIAS`]) for the AVX2 and AVX-512 copies' pass
+    /// 1 on four rows of 32 outputs at once (`fused_avx512::fast_quad`,
+    /// `fused_avx2::fast_quad`): A's four rows `4r..4r + 4` of column `kk`
+    /// in the bytes of `x8[r · k + kk]`, B's in every byte of `x8[kk · N +
+    /// j]` (`fused_avx512::tile_bytes`, `fused_avx2::tile_bytes`).
     #[cfg(target_arch = "x86_64")]
     pub(super) x8: [u32; TILE],
 }
@@ -623,6 +624,11 @@ const _: () = {
     assert!(2 * (X8_BIAS - *X8_EXP.end()) > X8_BIAS + *X8_EXP.end());
     assert!(2 * (X8_BIAS + *X8_EXP.end()) < 256);
     assert!(*X8_EXP.start() == -*X8_EXP.end());
+    // `fast_quad`'s `e_dot` lies within ±2 · 31: its scale's biased
+    // exponent `151 − e_dot` is a byte below the cap at 254, and the i32
+    // step's needs (`e_dot` at least −102, and at most 120 for
+    // `narrow_quad_lanes`' bound to stay below the infinities) hold.
+    assert!(151 + 2 * *X8_EXP.end() < 254 && 2 * *X8_EXP.end() <= 102);
 };
 
 impl Tile {
@@ -867,9 +873,10 @@ std::thread_local! {
     /// Rows of a group that the integer dot product took on this thread:
     /// the tests check that their inputs reach it.
     pub(super) static DOT_GROUPS: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
-    /// Groups of four rows whose pass 1 the AVX-512 chain did in bytes
-    /// (`fused_avx512::fast_quad`) on this thread, and those of them left
-    /// to `fast_row` for an output with no nonzero product.
+    /// Groups of four rows whose pass 1 the AVX2 or AVX-512 chain did in
+    /// bytes (`fused_avx512::fast_quad`, `fused_avx2::fast_quad`) on this
+    /// thread, and those of them left to the row-by-row pass 1 for an
+    /// output with no nonzero product.
     pub(super) static QUAD_GROUPS: core::cell::Cell<[usize; 2]> = const { core::cell::Cell::new([0; 2]) };
     /// Vectors of 16 outputs of those whose step the x86 dot products took
     /// directly, without pass 1 (`fused_dot::direct`).
@@ -1484,10 +1491,10 @@ mod tests {
         }
     }
 
-    /// The AVX-512 copy's bytes of pass 1 (`fused_avx512::tile_bytes`) are
-    /// `e + X8_BIAS` (0 for a zero) where `Tile::x8` says, A's four rows of
-    /// a column in one u32 and B's byte in all four of its u32, for `k` 4
-    /// and 8; a tile with one exponent outside `X8_EXP` is refused.
+    /// The AVX2 and AVX-512 copies' bytes of pass 1 (their `tile_bytes`)
+    /// are `e + X8_BIAS` (0 for a zero) where `Tile::x8` says, A's four
+    /// rows of a column in one u32 and B's byte in all four of its u32, for
+    /// `k` 4 and 8; a tile with one exponent outside `X8_EXP` is refused.
     #[test]
     #[cfg(target_arch = "x86_64")]
     fn pass_1_bytes_are_the_biased_exponents_in_place() {
@@ -1583,6 +1590,79 @@ mod tests {
                     assert_eq!(tb.x8[at], byte(e) * 0x0101_0101, "{copy} B: k {k}, at {at}");
                 }
             }
+        }
+    }
+
+    /// The four rows' check for the i32 step (`narrow_quad_lanes`, from
+    /// pass 2's scale) says what the row-by-row one (`narrow_lanes`, from
+    /// `e_dot`) says for every `e_dot` the bytes give (−62..=62): `c` at
+    /// the bound's edges (`e_c − e_dot` 5 to 8, fractions about
+    /// `0x60_0000`), zeros, subnormals, infinities and NaNs, in both copies.
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn the_four_rows_i32_check_is_the_row_by_row_one() {
+        use super::super::{fused_avx2 as v2, fused_avx512 as v5};
+        use core::arch::x86_64::*;
+        #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
+        fn avx512(c: f32, e_dot: i32) -> [bool; 2] {
+            // SAFETY: this function's features, which the CPU has.
+            unsafe {
+                let bits = _mm512_set1_epi32(c.to_bits() as i32);
+                let scale = _mm512_set1_epi32((151 - e_dot) << 23);
+                let row = v5::narrow_lanes(bits, _mm512_set1_epi32(e_dot));
+                let quad = v5::narrow_quad_lanes(bits, scale);
+                assert!(row == 0 || row == u16::MAX, "lanes alike");
+                [row == u16::MAX, quad == u16::MAX]
+            }
+        }
+        #[target_feature(enable = "avx2,fma")]
+        fn avx2(c: f32, e_dot: i32) -> [bool; 2] {
+            // SAFETY: as above.
+            unsafe {
+                let bits = _mm256_set1_epi32(c.to_bits() as i32);
+                let scale = _mm256_set1_epi32((151 - e_dot) << 23);
+                let row = v2::narrow_lanes(bits, _mm256_set1_epi32(e_dot));
+                [row, v2::narrow_quad_lanes(bits, scale)]
+            }
+        }
+        let specials = [0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN];
+        let tiny = [f32::from_bits(1), -f32::from_bits(1), f32::MIN_POSITIVE];
+        for copy in [Kernels::Avx2, Kernels::Avx512] {
+            if Kernels::detected() < copy {
+                std::println!("skipped: the {} kernels (this CPU lacks them)", copy.name());
+                continue;
+            }
+            let mut taken = [0; 2];
+            for e_dot in -62..=62 {
+                let edges = (5..=8).flat_map(|d| {
+                    [0, 1, 0x5f_ffff, 0x60_0000, 0x60_0001, 0x7f_ffff].map(move |frac| (d, frac))
+                });
+                let edges = edges
+                    .filter(|&(d, _)| e_dot + d <= 127)
+                    .flat_map(|(d, frac)| {
+                        let c = f32::from_bits(((e_dot + d + 127) as u32) << 23 | frac);
+                        [c, -c]
+                    });
+                for c in specials.into_iter().chain(tiny).chain(edges) {
+                    // SAFETY: the CPU has the copy's features (checked above).
+                    let [row, quad] = unsafe {
+                        if copy == Kernels::Avx512 {
+                            avx512(c, e_dot)
+                        } else {
+                            avx2(c, e_dot)
+                        }
+                    };
+                    assert_eq!(
+                        quad,
+                        row,
+                        "{}: e_dot {e_dot}, c {c:e} ({:#x})",
+                        copy.name(),
+                        c.to_bits()
+                    );
+                    taken[usize::from(row)] += 1;
+                }
+            }
+            assert!(taken[0] > 0 && taken[1] > 0, "{}: {taken:?}", copy.name());
         }
     }
 

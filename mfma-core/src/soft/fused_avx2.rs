@@ -106,7 +106,7 @@ pub(super) unsafe fn fast_quad(
     (r, q, k): (usize, usize, usize),
     c: &mut [f32; 128],
 ) -> u128 {
-    use super::fused::X8_BIAS;
+    use super::fused::{X8_BIAS, X8_EXP};
     let a4 = &ta.x8[r * k + q..][..g];
     // SAFETY: see `fast_sums`; every load reads 8 elements of a slice
     // checked to hold them.
@@ -122,7 +122,7 @@ pub(super) unsafe fn fast_quad(
         }
         // Every byte at least 2 · (X8_BIAS − 31): no output without a
         // nonzero product.
-        let real = _mm256_set1_epi8((2 * (X8_BIAS - 31)) as i8);
+        let real = _mm256_set1_epi8((2 * (X8_BIAS - *X8_EXP.end())) as i8);
         let mut all_real = _mm256_set1_epi8(-1);
         for &raw in &raw {
             let ok = _mm256_cmpeq_epi8(_mm256_max_epu8(raw, real), raw);
@@ -394,7 +394,7 @@ pub(super) unsafe fn fast_combine<const SPLIT: bool>(
 /// (`fused_avx512::narrow_lanes`, whose doc says why: `|c| < 1.75 ·
 /// 2^(e_dot + 7)`, finite).
 #[inline(always)]
-unsafe fn narrow_lanes(bits: __m256i, e_dot: __m256i) -> bool {
+pub(super) unsafe fn narrow_lanes(bits: __m256i, e_dot: __m256i) -> bool {
     // SAFETY: see `fast_sums`.
     unsafe {
         let set1 = _mm256_set1_epi32;
@@ -405,10 +405,10 @@ unsafe fn narrow_lanes(bits: __m256i, e_dot: __m256i) -> bool {
     }
 }
 
-/// [`narrow_lanes`] for `fused_avx512::fast_quad`'s `e_dot` (−62..=62), from
-/// pass 2's scale: `fused_avx512::narrow_quad_lanes`.
+/// [`narrow_lanes`] for [`fast_quad`]'s `e_dot` (−62..=62), from pass 2's
+/// scale: `fused_avx512::narrow_quad_lanes`.
 #[inline(always)]
-unsafe fn narrow_quad_lanes(bits: __m256i, scale: __m256i) -> bool {
+pub(super) unsafe fn narrow_quad_lanes(bits: __m256i, scale: __m256i) -> bool {
     // SAFETY: see `fast_sums`.
     unsafe {
         let set1 = _mm256_set1_epi32;

@@ -272,7 +272,7 @@ unsafe fn near_lanes(bits: __m512i, e_dot: __m512i) -> __mmask16 {
 /// and NaNs (and `c` from `1.75 · 2^127` up) and lets in only `c` whose
 /// `e_c − e_dot` is at most 6.
 #[inline(always)]
-unsafe fn narrow_lanes(bits: __m512i, e_dot: __m512i) -> __mmask16 {
+pub(super) unsafe fn narrow_lanes(bits: __m512i, e_dot: __m512i) -> __mmask16 {
     // SAFETY: see `fast_sums`.
     unsafe {
         let set1 = _mm512_set1_epi32;
@@ -504,7 +504,7 @@ pub(super) unsafe fn fast_quad(
     (r, q, k): (usize, usize, usize),
     c: &mut [f32; 128],
 ) -> u128 {
-    use super::fused::X8_BIAS;
+    use super::fused::{X8_BIAS, X8_EXP};
     let a4 = &ta.x8[r * k + q..][..g];
     // SAFETY: see `fast_sums`; every load reads 16 elements of a slice
     // checked to hold them.
@@ -518,7 +518,7 @@ pub(super) unsafe fn fast_quad(
                 *raw = _mm512_max_epu8(*raw, _mm512_add_epi8(a, b));
             }
         }
-        let real = _mm512_set1_epi8((2 * (X8_BIAS - 31)) as i8);
+        let real = _mm512_set1_epi8((2 * (X8_BIAS - *X8_EXP.end())) as i8);
         let zero = _mm512_cmplt_epu8_mask(raw[0], real) | _mm512_cmplt_epu8_mask(raw[1], real);
         let (c01, c23) = c.split_at_mut(64);
         let (c0, c1) = c01.split_at_mut(32);
@@ -653,7 +653,7 @@ unsafe fn e_of_scale(scale: __m512i) -> __m512i {
 /// is `(285 << 23) + 0x60_0000 − scale`, positive and below the
 /// infinities' bits, so no clamp is needed and infinities and NaNs fail.
 #[inline(always)]
-unsafe fn narrow_quad_lanes(bits: __m512i, scale: __m512i) -> __mmask16 {
+pub(super) unsafe fn narrow_quad_lanes(bits: __m512i, scale: __m512i) -> __mmask16 {
     // SAFETY: see `fast_sums`.
     unsafe {
         let set1 = _mm512_set1_epi32;
