@@ -597,7 +597,7 @@ pub(super) struct Tile {
     /// of 32 outputs).
     pub(super) e16: [i16; TILE],
     /// `e` as bytes (see [`X8_BIAS`]) for the AVX2 and AVX-512 copies' pass
-    /// 1 on four rows of 32 outputs at once (`fused_avx512::fast_quad`,
+    /// 1 on four rows of 32 or 16 outputs at once (`fused_avx512::fast_quad`,
     /// `fused_avx2::fast_quad`): A's four rows `4r..4r + 4` of column `kk`
     /// in the bytes of `x8[r · k + kk]`, B's in every byte of `x8[kk · N +
     /// j]` (`fused_avx512::tile_bytes`, `fused_avx2::tile_bytes`).
@@ -684,10 +684,10 @@ fn fast_block<X: Instr, const SPLIT: bool, const N: usize, const W: usize, const
     // step's tiles (`fused_avx512::fast_quad`, `fused_avx2::fast_quad`).
     #[cfg(target_arch = "x86_64")]
     let quads = !SPLIT
-        && N == 32
+        && matches!(N, 16 | 32)
         && X::SPEC.m.is_multiple_of(4)
-        && matches!(X::SPEC.k, 4 | 8)
-        && (side_by_side || L == super::cpu::AVX2 && W == 8);
+        && matches!(X::SPEC.k, 4 | 8 | 16)
+        && (L >= super::cpu::AVX512 && W == 16 || L == super::cpu::AVX2 && W == 8);
     // The integer dot product (`fused_dot`) for inputs of few fraction
     // bits, in rows of 16 or 32 outputs.
     #[cfg(target_arch = "x86_64")]
@@ -741,14 +741,14 @@ fn fast_block<X: Instr, const SPLIT: bool, const N: usize, const W: usize, const
             // only on CPUs that have it.
             let fits = unsafe {
                 if W == 16 {
-                    super::fused_avx512::tile_bytes(ta, tb, m, k)
+                    super::fused_avx512::tile_bytes(ta, tb, (m, k, N))
                 } else {
-                    super::fused_avx2::tile_bytes(ta, tb, m, k)
+                    super::fused_avx2::tile_bytes(ta, tb, (m, k, N))
                 }
             };
             if fits {
-                for (r, rows) in c.chunks_exact_mut(4 * N).enumerate() {
-                    let rows: &mut [f32; 128] = rows.try_into().expect("four rows of 32");
+                let quads = c.as_chunks_mut::<N>().0.as_chunks_mut::<4>().0;
+                for (r, rows) in quads.iter_mut().enumerate() {
                     for q in (0..k).step_by(g) {
                         let redo = unsafe {
                             if W == 16 {
@@ -762,7 +762,7 @@ fn fast_block<X: Instr, const SPLIT: bool, const N: usize, const W: usize, const
                         }
                         for (ri, v) in (0..4).flat_map(|ri| (0..N / W).map(move |v| (ri, v))) {
                             let lanes = (redo >> (32 * ri + W * v)) as u32 & ((1 << W) - 1);
-                            let c = &mut rows[ri * N + v * W..][..W];
+                            let c = &mut rows[ri][v * W..][..W];
                             let at = (t, blk, 4 * r + ri, k);
                             redo_exact::<SPLIT>(lanes, c, (a, b), at, (q, g, v * W));
                         }
@@ -1494,19 +1494,20 @@ mod tests {
     /// The AVX2 and AVX-512 copies' bytes of pass 1 (their `tile_bytes`)
     /// are `e + X8_BIAS` (0 for a zero) where `Tile::x8` says, A's four
     /// rows of a column in one u32 and B's byte in all four of its u32, for
-    /// `k` 4 and 8; a tile with one exponent outside `X8_EXP` is refused.
+    /// `k` 4, 8 and 16 and rows of 32 and 16; a tile with one exponent
+    /// outside `X8_EXP` is refused.
     #[test]
     #[cfg(target_arch = "x86_64")]
     fn pass_1_bytes_are_the_biased_exponents_in_place() {
         #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
-        fn avx512(ta: &mut Tile, tb: &mut Tile, k: usize) -> bool {
+        fn avx512(ta: &mut Tile, tb: &mut Tile, k: usize, n: usize) -> bool {
             // SAFETY: this function's features, which the CPU has.
-            unsafe { super::super::fused_avx512::tile_bytes(ta, tb, 32, k) }
+            unsafe { super::super::fused_avx512::tile_bytes(ta, tb, (32, k, n)) }
         }
         #[target_feature(enable = "avx2,fma")]
-        fn avx2(ta: &mut Tile, tb: &mut Tile, k: usize) -> bool {
+        fn avx2(ta: &mut Tile, tb: &mut Tile, k: usize, n: usize) -> bool {
             // SAFETY: as above.
-            unsafe { super::super::fused_avx2::tile_bytes(ta, tb, 32, k) }
+            unsafe { super::super::fused_avx2::tile_bytes(ta, tb, (32, k, n)) }
         }
         for copy in [Kernels::Avx2, Kernels::Avx512] {
             if Kernels::detected() < copy {
@@ -1514,11 +1515,11 @@ mod tests {
                 continue;
             }
             // SAFETY: the CPU has the copy's features (checked above).
-            let bytes = |ta: &mut Tile, tb: &mut Tile, k| unsafe {
+            let bytes = |ta: &mut Tile, tb: &mut Tile, k, n| unsafe {
                 if copy == Kernels::Avx512 {
-                    avx512(ta, tb, k)
+                    avx512(ta, tb, k, n)
                 } else {
-                    avx2(ta, tb, k)
+                    avx2(ta, tb, k, n)
                 }
             };
             check_pass_1_bytes(bytes, copy.name());
@@ -1527,7 +1528,7 @@ mod tests {
 
     /// [`pass_1_bytes_are_the_biased_exponents_in_place`] for one copy.
     #[cfg(target_arch = "x86_64")]
-    fn check_pass_1_bytes(bytes: impl Fn(&mut Tile, &mut Tile, usize) -> bool, copy: &str) {
+    fn check_pass_1_bytes(bytes: impl Fn(&mut Tile, &mut Tile, usize, usize) -> bool, copy: &str) {
         let byte = |e: i32| {
             if e == -E_BIAS {
                 0
@@ -1546,9 +1547,9 @@ mod tests {
             std::boxed::Box::new(Tile::new()),
             std::boxed::Box::new(Tile::new()),
         );
-        for k in [4, 8] {
+        for (k, n) in [4, 8, 16].into_iter().flat_map(|k| [(k, 32), (k, 16)]) {
             for trial in 0..400 {
-                for e in ta.e[..32 * k].iter_mut().chain(&mut tb.e[..32 * k]) {
+                for e in ta.e[..32 * k].iter_mut().chain(&mut tb.e[..n * k]) {
                     let r = next();
                     *e = match r % 8 {
                         0 => -E_BIAS,
@@ -1561,7 +1562,7 @@ mod tests {
                 let past = [-32, 32, -51, 62][trial % 4];
                 let misfit = trial % 3 == 0;
                 if misfit {
-                    let at = (next() % (64 * k as u64)) as usize;
+                    let at = (next() % ((32 + n) * k) as u64) as usize;
                     let tile = if at < 32 * k {
                         &mut ta.e[at]
                     } else {
@@ -1569,8 +1570,8 @@ mod tests {
                     };
                     *tile = past;
                 }
-                let fits = bytes(&mut ta, &mut tb, k);
-                assert_eq!(fits, !misfit, "{copy}: k {k} trial {trial}");
+                let fits = bytes(&mut ta, &mut tb, k, n);
+                assert_eq!(fits, !misfit, "{copy}: k {k}, n {n}, trial {trial}");
                 if !fits {
                     continue;
                 }
@@ -1581,13 +1582,14 @@ mod tests {
                         assert_eq!(
                             ta.x8[r * k + kk],
                             want,
-                            "A: k {k}, rows {}.., column {kk}",
+                            "{copy} A: k {k}, n {n}, rows {}.., column {kk}",
                             4 * r
                         );
                     }
                 }
-                for (at, &e) in tb.e[..32 * k].iter().enumerate() {
-                    assert_eq!(tb.x8[at], byte(e) * 0x0101_0101, "{copy} B: k {k}, at {at}");
+                for (at, &e) in tb.e[..n * k].iter().enumerate() {
+                    let want = byte(e) * 0x0101_0101;
+                    assert_eq!(tb.x8[at], want, "{copy} B: k {k}, n {n}, at {at}");
                 }
             }
         }

@@ -90,23 +90,25 @@ unsafe fn pass2<const SPLIT: bool>(
     }
 }
 
-/// One group of four rows of 32 outputs, four vectors of 8 a row:
-/// `fused_avx512::fast_quad` with AVX2 (whose doc says how; a byte a row
-/// in each 32-bit lane of 8 columns), each vector's step
-/// [`fast_combine`]'s. Returns the lanes left for the exact path: bit
-/// `32 · ri + l` for lane `l` of row `ri`'s 32.
+/// One group of four rows of `N` outputs (32 or 16), `N / 8` vectors of
+/// 8 a row: `fused_avx512::fast_quad` with AVX2 (whose doc says how; a
+/// byte a row in each 32-bit lane of 8 columns), each vector's step
+/// [`fast_combine`]'s. Returns the lanes left for the exact path: bit `32
+/// · ri + l` for lane `l` of row `ri`.
 ///
 /// # Safety
 /// As [`fast_sums`]; both tiles' `x8` as [`tile_bytes`] leaves them,
 /// having found that every exponent fits.
 #[inline(always)]
-pub(super) unsafe fn fast_quad(
+pub(super) unsafe fn fast_quad<const N: usize>(
     (ta, tb): (&Tile, &Tile),
     g: usize,
     (r, q, k): (usize, usize, usize),
-    c: &mut [f32; 128],
+    c: &mut [[f32; N]; 4],
 ) -> u128 {
     use super::fused::{X8_BIAS, X8_EXP};
+    assert!(N == 16 || N == 32, "rows of {N}");
+    let nv = N / 8;
     let a4 = &ta.x8[r * k + q..][..g];
     // SAFETY: see `fast_sums`; every load reads 8 elements of a slice
     // checked to hold them.
@@ -114,8 +116,8 @@ pub(super) unsafe fn fast_quad(
         let mut raw = [_mm256_setzero_si256(); 4];
         for (kk, &a) in a4.iter().enumerate() {
             let a = _mm256_set1_epi32(a as i32);
-            for (v, raw) in raw.iter_mut().enumerate() {
-                let b = &tb.x8[(q + kk) * 32 + v * 8..][..8];
+            for (v, raw) in raw[..nv].iter_mut().enumerate() {
+                let b = &tb.x8[(q + kk) * N + v * 8..][..8];
                 let b = _mm256_loadu_si256(b.as_ptr().cast());
                 *raw = _mm256_max_epu8(*raw, _mm256_add_epi8(a, b));
             }
@@ -124,7 +126,7 @@ pub(super) unsafe fn fast_quad(
         // nonzero product.
         let real = _mm256_set1_epi8((2 * (X8_BIAS - *X8_EXP.end())) as i8);
         let mut all_real = _mm256_set1_epi8(-1);
-        for &raw in &raw {
+        for &raw in &raw[..nv] {
             let ok = _mm256_cmpeq_epi8(_mm256_max_epu8(raw, real), raw);
             all_real = _mm256_and_si256(all_real, ok);
         }
@@ -135,13 +137,12 @@ pub(super) unsafe fn fast_quad(
             n.set([all + 1, zeros + usize::from(zero)]);
         });
         let mut redo = 0;
-        let rows = c.as_chunks_mut::<32>().0;
         if zero {
-            for (ri, c) in rows.iter_mut().enumerate() {
+            for (ri, c) in c.iter_mut().enumerate() {
                 let a0 = (4 * r + ri) * k + q;
                 for (v, c) in c.as_chunks_mut::<8>().0.iter_mut().enumerate() {
                     let (mut sum, mut e_dot) = ([0; 8], [0; 8]);
-                    fast_sums::<false>((ta, tb), g, (a0, q * 32 + v * 8, 32), &mut sum, &mut e_dot);
+                    fast_sums::<false>((ta, tb), g, (a0, q * N + v * 8, N), &mut sum, &mut e_dot);
                     let lanes = fast_combine::<false>(&sum, &e_dot, c);
                     redo |= u128::from(lanes) << (32 * ri + 8 * v);
                 }
@@ -151,13 +152,11 @@ pub(super) unsafe fn fast_quad(
         // 151 − e_dot = 151 + 2 · X8_BIAS − raw, in 89..=213: a byte.
         let top = _mm256_set1_epi8((151 + 2 * X8_BIAS) as u8 as i8);
         let mut s8 = raw;
-        for s8 in &mut s8 {
+        for s8 in &mut s8[..nv] {
             *s8 = _mm256_sub_epi8(top, *s8);
         }
-        let [c0, c1, c2, c3] = rows else {
-            unreachable!("four rows")
-        };
-        let at = |ri: usize| ((4 * r + ri) * k + q, q * 32);
+        let [c0, c1, c2, c3] = c.each_mut();
+        let at = |ri: usize| ((4 * r + ri) * k + q, q * N);
         redo |= u128::from(quad_row((ta, tb), g, at(0), c0, row_scales::<0>(s8)));
         redo |= u128::from(quad_row((ta, tb), g, at(1), c1, row_scales::<1>(s8))) << 32;
         redo |= u128::from(quad_row((ta, tb), g, at(2), c2, row_scales::<2>(s8))) << 64;
@@ -191,11 +190,11 @@ unsafe fn row_scales<const RI: u32>(s8: [__m256i; 4]) -> [__m256; 4] {
 /// Pass 2 and the step of one row of [`fast_quad`] (A's inputs at `a0`,
 /// B's at `b0`), vector by vector; the lanes left for the exact path.
 #[inline(always)]
-unsafe fn quad_row(
+unsafe fn quad_row<const N: usize>(
     (ta, tb): (&Tile, &Tile),
     g: usize,
     (a0, b0): (usize, usize),
-    c: &mut [f32; 32],
+    c: &mut [f32; N],
     scale: [__m256; 4],
 ) -> u32 {
     let av = &ta.v[a0..a0 + g];
@@ -203,57 +202,72 @@ unsafe fn quad_row(
     unsafe {
         let mut redo = 0;
         for (v, c) in c.as_chunks_mut::<8>().0.iter_mut().enumerate() {
-            let [sum, _] = pass2::<false>(av, &tb.v[b0 + v * 8..], 32, [scale[v]; 2]);
+            let [sum, _] = pass2::<false>(av, &tb.v[b0 + v * 8..], N, [scale[v]; 2]);
             let scale = _mm256_castps_si256(scale[v]);
             let bits = _mm256_loadu_si256(c.as_ptr().cast());
             if narrow_quad_lanes(bits, scale) {
                 _mm256_storeu_ps(c.as_mut_ptr(), narrow_step(bits, sum, scale));
                 continue;
             }
-            // `e_dot` of the scale, which no cap reached.
-            let e = _mm256_srli_epi32::<23>(scale);
-            let e = _mm256_sub_epi32(_mm256_set1_epi32(151), e);
             let (mut sums, mut e_dot) = ([0; 8], [0; 8]);
             _mm256_storeu_si256(sums.as_mut_ptr().cast(), sum);
-            _mm256_storeu_si256(e_dot.as_mut_ptr().cast(), e);
+            _mm256_storeu_si256(e_dot.as_mut_ptr().cast(), e_of_scale(scale));
             redo |= fast_combine::<false>(&sums, &e_dot, c) << (8 * v);
         }
         redo
     }
 }
 
+/// `e_dot` of pass 2's scale where no cap acted ([`fast_quad`]'s).
+#[inline(always)]
+unsafe fn e_of_scale(scale: __m256i) -> __m256i {
+    // SAFETY: see `fast_sums`.
+    unsafe { _mm256_sub_epi32(_mm256_set1_epi32(151), _mm256_srli_epi32::<23>(scale)) }
+}
+
 /// `fused_avx512::tile_bytes` with AVX2: pass 1's bytes of a step's tiles
-/// (`fused::Tile::x8`), A's `m × k` (`m` a multiple of 4), B's `k × 32`;
-/// whether every exponent fits its byte. `k` must be 4 or 8.
+/// (`fused::Tile::x8`), A's `m × k` (`m` a multiple of 4), B's `k × n`;
+/// whether every exponent fits its byte. `k` must be 4, 8 or 16, `n` 16
+/// or 32.
 ///
 /// # Safety
 /// As [`fast_sums`].
 #[inline(always)]
-pub(super) unsafe fn tile_bytes(ta: &mut Tile, tb: &mut Tile, m: usize, k: usize) -> bool {
-    assert!(k == 4 || k == 8, "k {k}");
+pub(super) unsafe fn tile_bytes(
+    ta: &mut Tile,
+    tb: &mut Tile,
+    (m, k, n): (usize, usize, usize),
+) -> bool {
+    assert!(
+        matches!(k, 4 | 8 | 16) && matches!(n, 16 | 32),
+        "k {k}, n {n}"
+    );
     // SAFETY: see `fast_sums`; every load and store is of a slice checked
     // to hold it.
     unsafe {
         let mut misfits = _mm256_setzero_si256();
-        // A: the four rows of a quad, k each, in one u32 a column.
+        // A: the four rows of a quad, k each, in one u32 a column, 8
+        // columns at a time.
         for r in 0..m / 4 {
             let e = &ta.e[4 * r * k..][..4 * k];
-            let mut x = _mm256_setzero_si256();
-            for i in 0..4 {
-                let ei = if k == 8 {
-                    _mm256_loadu_si256(e[8 * i..].as_ptr().cast())
+            for h in 0..k.div_ceil(8) {
+                let mut x = _mm256_setzero_si256();
+                for i in 0..4 {
+                    let ei = if k >= 8 {
+                        _mm256_loadu_si256(e[k * i + 8 * h..][..8].as_ptr().cast())
+                    } else {
+                        _mm256_zextsi128_si256(_mm_loadu_si128(e[4 * i..][..4].as_ptr().cast()))
+                    };
+                    let (b, m) = exp_bytes(ei);
+                    misfits = _mm256_or_si256(misfits, m);
+                    x = _mm256_or_si256(x, _mm256_sllv_epi32(b, _mm256_set1_epi32(8 * i as i32)));
+                }
+                let out = &mut ta.x8[r * k + 8 * h..];
+                if k >= 8 {
+                    _mm256_storeu_si256(out[..8].as_mut_ptr().cast(), x);
                 } else {
-                    _mm256_zextsi128_si256(_mm_loadu_si128(e[4 * i..].as_ptr().cast()))
-                };
-                let (b, m) = exp_bytes(ei);
-                misfits = _mm256_or_si256(misfits, m);
-                x = _mm256_or_si256(x, _mm256_sllv_epi32(b, _mm256_set1_epi32(8 * i as i32)));
-            }
-            let out = &mut ta.x8[r * k..][..k];
-            if k == 8 {
-                _mm256_storeu_si256(out.as_mut_ptr().cast(), x);
-            } else {
-                _mm_storeu_si128(out.as_mut_ptr().cast(), _mm256_castsi256_si128(x));
+                    _mm_storeu_si128(out[..4].as_mut_ptr().cast(), _mm256_castsi256_si128(x));
+                }
             }
         }
         // B: each byte copied to the four of its u32.
@@ -262,7 +276,7 @@ pub(super) unsafe fn tile_bytes(ta: &mut Tile, tb: &mut Tile, m: usize, k: usize
             12, 12, 12, 12,
         );
         let (xs, es) = (
-            tb.x8[..32 * k].as_chunks_mut::<8>().0,
+            tb.x8[..n * k].as_chunks_mut::<8>().0,
             tb.e.as_chunks::<8>().0,
         );
         for (x, e) in xs.iter_mut().zip(es) {

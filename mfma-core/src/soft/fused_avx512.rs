@@ -474,19 +474,35 @@ pub(super) unsafe fn fast_row(
         for v in 0..2 {
             scale[v] = scale_bits(e_dots[v]);
         }
-        row_tail((ta, tb), g, (a0, b0), c, scale, Some(e_dots))
+        let at = [(a0, b0), (a0, b0 + 16)];
+        pair_tail((ta, tb), g, (at, 32), halves_of(c), scale, Some(e_dots))
     }
 }
 
-/// One group of four rows of 32 outputs (rows `4r..4r + 4` of the step's
-/// tiles, `r` the first of `at = (r, q, k)`, the group at `q`, `k` per
-/// step), `c` the rows' accumulators one after the other: pass 1 for all
-/// of them at once in bytes (the tiles' `x8`, see `fused::X8_BIAS`: a
-/// byte a row in each 32-bit lane of 16 columns, two vectors), then pass
-/// 2 and the step of each row as [`fast_row`] does them. Where one of the
-/// 128 outputs has no nonzero product, the four rows take [`fast_row`].
-/// Returns the lanes left for the exact path: bit `32 · ri + l` for lane
-/// `l` of row `ri`'s 32.
+/// The first `M` of `N` outputs (a row of 32 when `M` is `N`).
+#[inline(always)]
+fn first<const N: usize, const M: usize>(c: &mut [f32; N]) -> &mut [f32; M] {
+    (&mut c[..M]).try_into().expect("M lanes")
+}
+
+/// A row of 32 outputs as its two vectors.
+#[inline(always)]
+fn halves_of(c: &mut [f32; 32]) -> [&mut [f32; 16]; 2] {
+    let (c0, c1) = c.split_at_mut(16);
+    [c0.try_into().expect("16"), c1.try_into().expect("16")]
+}
+
+/// One group of four rows of `N` outputs (32 or 16: rows `4r..4r + 4` of
+/// the step's tiles, `r` the first of `at = (r, q, k)`, the group at `q`,
+/// `k` per step), `c` the rows' accumulators: pass 1 for all of them at
+/// once in bytes (the tiles' `x8`, see `fused::X8_BIAS`: a byte a row in
+/// each 32-bit lane of 16 columns, one vector per 16 columns), then pass 2
+/// and the step two vectors side by side as [`fast_row`] does them: a
+/// row's two where `N` is 32, two rows' one each where it is 16 (B's
+/// inputs loaded once for both). Where one of the `4 · N` outputs has no
+/// nonzero product, the four rows take the row-by-row pass 1 ([`fast_row`]
+/// or [`fast_sums`]). Returns the lanes left for the exact path: bit `32 ·
+/// ri + l` for lane `l` of row `ri`.
 ///
 /// Pass 1 costs 2 operations a k for 64 outputs here, where [`pass1_row`]
 /// takes 2 for 32 and a broadcast; the scale comes out of its byte in 2
@@ -498,110 +514,148 @@ pub(super) unsafe fn fast_row(
 /// As [`fast_sums`]; both tiles' `x8` as [`tile_bytes`] leaves them,
 /// having found that every exponent fits.
 #[inline(always)]
-pub(super) unsafe fn fast_quad(
+pub(super) unsafe fn fast_quad<const N: usize>(
     (ta, tb): (&Tile, &Tile),
     g: usize,
     (r, q, k): (usize, usize, usize),
-    c: &mut [f32; 128],
+    c: &mut [[f32; N]; 4],
 ) -> u128 {
     use super::fused::{X8_BIAS, X8_EXP};
+    assert!(N == 16 || N == 32, "rows of {N}");
+    let nv = N / 16;
     let a4 = &ta.x8[r * k + q..][..g];
+    let a0 = |ri: usize| (4 * r + ri) * k + q;
     // SAFETY: see `fast_sums`; every load reads 16 elements of a slice
     // checked to hold them.
     unsafe {
         let mut raw = [_mm512_setzero_si512(); 2];
         for (kk, &a) in a4.iter().enumerate() {
             let a = _mm512_set1_epi32(a as i32);
-            for (v, raw) in raw.iter_mut().enumerate() {
-                let b = &tb.x8[(q + kk) * 32 + v * 16..][..16];
+            for (v, raw) in raw[..nv].iter_mut().enumerate() {
+                let b = &tb.x8[(q + kk) * N + v * 16..][..16];
                 let b = _mm512_loadu_si512(b.as_ptr().cast());
                 *raw = _mm512_max_epu8(*raw, _mm512_add_epi8(a, b));
             }
         }
         let real = _mm512_set1_epi8((2 * (X8_BIAS - *X8_EXP.end())) as i8);
-        let zero = _mm512_cmplt_epu8_mask(raw[0], real) | _mm512_cmplt_epu8_mask(raw[1], real);
-        let (c01, c23) = c.split_at_mut(64);
-        let (c0, c1) = c01.split_at_mut(32);
-        let (c2, c3) = c23.split_at_mut(32);
-        let rows: [&mut [f32; 32]; 4] = [c0, c1, c2, c3].map(|c| c.try_into().expect("32"));
-        let mut redo = 0;
+        let mut zero = 0;
+        for &raw in &raw[..nv] {
+            zero |= _mm512_cmplt_epu8_mask(raw, real);
+        }
         #[cfg(test)]
         super::fused::QUAD_GROUPS.with(|n| {
             let [all, zeros] = n.get();
             n.set([all + 1, zeros + usize::from(zero != 0)]);
         });
+        let mut redo = 0;
         if zero != 0 {
-            for (ri, c) in rows.into_iter().enumerate() {
-                let [r0, r1] = fast_row((ta, tb), g, ((4 * r + ri) * k + q, q * 32), c);
-                redo |= u128::from(r0 | r1 << 16) << (32 * ri);
+            for (ri, c) in c.iter_mut().enumerate() {
+                let lanes = if N == 32 {
+                    let [r0, r1] = fast_row((ta, tb), g, (a0(ri), q * 32), first(c));
+                    r0 | r1 << 16
+                } else {
+                    let (mut sum, mut e_dot) = ([0; 16], [0; 16]);
+                    let at = (a0(ri), q * 16, 16);
+                    fast_sums::<false>((ta, tb), g, at, None, &mut sum, &mut e_dot);
+                    fast_combine::<false>(&sum, &e_dot, first(c))
+                };
+                redo |= u128::from(lanes) << (32 * ri);
             }
             return redo;
         }
         // 151 − e_dot = 151 + 2 · X8_BIAS − raw, in 89..=213: a byte.
         let top = _mm512_set1_epi8((151 + 2 * X8_BIAS) as u8 as i8);
         let s8 = [_mm512_sub_epi8(top, raw[0]), _mm512_sub_epi8(top, raw[1])];
-        let [c0, c1, c2, c3] = rows;
-        let at = |ri: usize| ((4 * r + ri) * k + q, q * 32);
-        let r0 = row_tail((ta, tb), g, at(0), c0, row_scales::<0>(s8), None);
-        let r1 = row_tail((ta, tb), g, at(1), c1, row_scales::<1>(s8), None);
-        let r2 = row_tail((ta, tb), g, at(2), c2, row_scales::<2>(s8), None);
-        let r3 = row_tail((ta, tb), g, at(3), c3, row_scales::<3>(s8), None);
-        for (ri, [v0, v1]) in [r0, r1, r2, r3].into_iter().enumerate() {
-            redo |= u128::from(v0 | v1 << 16) << (32 * ri);
+        let [c0, c1, c2, c3] = c.each_mut();
+        let lanes = if N == 32 {
+            let b = [(q * 32), (q * 32 + 16)];
+            let at = |ri: usize| ([(a0(ri), b[0]), (a0(ri), b[1])], 32);
+            let [s0, s1] = s8;
+            // (Written out, not a closure over the rows: a closure would
+            // not inherit the caller's target features.)
+            let sc0 = [row_scale::<0>(s0), row_scale::<0>(s1)];
+            let r0 = pair_tail((ta, tb), g, at(0), halves_of(first(c0)), sc0, None);
+            let sc1 = [row_scale::<1>(s0), row_scale::<1>(s1)];
+            let r1 = pair_tail((ta, tb), g, at(1), halves_of(first(c1)), sc1, None);
+            let sc2 = [row_scale::<2>(s0), row_scale::<2>(s1)];
+            let r2 = pair_tail((ta, tb), g, at(2), halves_of(first(c2)), sc2, None);
+            let sc3 = [row_scale::<3>(s0), row_scale::<3>(s1)];
+            let r3 = pair_tail((ta, tb), g, at(3), halves_of(first(c3)), sc3, None);
+            [r0, r1, r2, r3].map(|[v0, v1]| v0 | v1 << 16)
+        } else {
+            let at = |ri: usize| ([(a0(ri), q * 16), (a0(ri + 1), q * 16)], 16);
+            let s = s8[0];
+            let [r0, r1] = pair_tail(
+                (ta, tb),
+                g,
+                at(0),
+                [first(c0), first(c1)],
+                [row_scale::<0>(s), row_scale::<1>(s)],
+                None,
+            );
+            let [r2, r3] = pair_tail(
+                (ta, tb),
+                g,
+                at(2),
+                [first(c2), first(c3)],
+                [row_scale::<2>(s), row_scale::<3>(s)],
+                None,
+            );
+            [r0, r1, r2, r3]
+        };
+        for (ri, lanes) in lanes.into_iter().enumerate() {
+            redo |= u128::from(lanes) << (32 * ri);
         }
         redo
     }
 }
 
-/// Row `RI`'s (0..4) bytes of both vectors of `s8`, each in its 32-bit
-/// lane, put in an f32's exponent field: pass 2's scales.
+/// Row `RI`'s (0..4) byte of each 32-bit lane of `s8`, put in an f32's
+/// exponent field: pass 2's scales.
 #[inline(always)]
-unsafe fn row_scales<const RI: u32>(s8: [__m512i; 2]) -> [__m512i; 2] {
+unsafe fn row_scale<const RI: u32>(s8: __m512i) -> __m512i {
     // SAFETY: see `fast_sums`.
     unsafe {
-        let mut out = s8;
-        for x in &mut out {
-            let byte = _mm512_and_si512(*x, _mm512_set1_epi32(0xff << (8 * RI)));
-            *x = match RI {
-                0 => _mm512_slli_epi32::<23>(byte),
-                1 => _mm512_slli_epi32::<15>(byte),
-                2 => _mm512_slli_epi32::<7>(byte),
-                _ => _mm512_srli_epi32::<1>(byte),
-            };
+        let byte = _mm512_and_si512(s8, _mm512_set1_epi32(0xff << (8 * RI)));
+        match RI {
+            0 => _mm512_slli_epi32::<23>(byte),
+            1 => _mm512_slli_epi32::<15>(byte),
+            2 => _mm512_slli_epi32::<7>(byte),
+            _ => _mm512_srli_epi32::<1>(byte),
         }
-        out
     }
 }
 
-/// Pass 2 and the step of [`fast_row`] for a row of 32 outputs, given pass
-/// 2's scale per vector and, unless [`fast_quad`] calls it, `e_dot`
-/// ([`fast_quad`]'s lie in −62..=62, so it is the scale's and the lanes
-/// of the i32 step take one comparison, see [`narrow_quad_lanes`]).
+/// Pass 2 and the step of two vectors of 16 outputs side by side: A's
+/// inputs of vector `v` at `at[v].0`, B's at `at[v].1`, `stride` a k
+/// (a row's two vectors for [`fast_row`], two rows' for [`fast_quad`] of
+/// rows of 16), given pass 2's scale per vector and, unless [`fast_quad`]
+/// calls it, `e_dot` ([`fast_quad`]'s lie in −62..=62, so it is the
+/// scale's and the lanes of the i32 step take one comparison, see
+/// [`narrow_quad_lanes`]).
 #[inline(always)]
-unsafe fn row_tail(
+unsafe fn pair_tail(
     (ta, tb): (&Tile, &Tile),
     g: usize,
-    (a0, b0): (usize, usize),
-    c: &mut [f32; 32],
+    (at, stride): ([(usize, usize); 2], usize),
+    cs: [&mut [f32; 16]; 2],
     scale: [__m512i; 2],
     e_dots: Option<[__m512i; 2]>,
 ) -> [u32; 2] {
-    let av = &ta.v[a0..a0 + g];
+    let av = [&ta.v[at[0].0..][..g], &ta.v[at[1].0..][..g]];
     // SAFETY: see `fast_sums`; every load reads 16 elements of a slice
     // checked to hold them. (Loops over the two vectors, not closures: a
     // closure would not inherit the caller's target features.)
     unsafe {
         let mut sums = [_mm512_setzero_si512(); 2];
-        for (kk, &a) in av.iter().enumerate() {
-            let a = _mm512_set1_ps(a);
-            for v in 0..2 {
-                let bv = _mm512_loadu_ps(tb.v[b0 + kk * 32 + v * 16..][..16].as_ptr());
+        for (kk, (&a0, &a1)) in av[0].iter().zip(av[1]).enumerate() {
+            for (v, a) in [a0, a1].into_iter().enumerate() {
+                let a = _mm512_set1_ps(a);
+                let bv = _mm512_loadu_ps(tb.v[at[v].1 + kk * stride..][..16].as_ptr());
                 let x = _mm512_mul_ps(_mm512_mul_ps(a, bv), _mm512_castsi512_ps(scale[v]));
                 sums[v] = _mm512_add_epi32(sums[v], _mm512_cvttps_epi32(x));
             }
         }
-        let (c0, c1) = c.split_at_mut(16);
-        let cs: [&mut [f32; 16]; 2] = [c0.try_into().expect("16"), c1.try_into().expect("16")];
         let (mut bits, mut narrow) = ([_mm512_setzero_si512(); 2], u16::MAX);
         for v in 0..2 {
             bits[v] = _mm512_loadu_si512(cs[v].as_ptr().cast());
@@ -665,14 +719,22 @@ pub(super) unsafe fn narrow_quad_lanes(bits: __m512i, scale: __m512i) -> __mmask
 
 /// Pass 1's bytes of a step's tiles (`fused::Tile::x8`, see
 /// `fused::X8_BIAS`), from their decoded exponents: A's `m × k` (`m` a
-/// multiple of 4), B's `k × 32`. Returns whether every exponent fits its
-/// byte (and leaves `x8` unspecified where not); `k` must be 4 or 8.
+/// multiple of 4), B's `k × n`. Returns whether every exponent fits its
+/// byte (and leaves `x8` unspecified where not); `k` must be 4, 8 or 16,
+/// `n` 16 or 32.
 ///
 /// # Safety
 /// As [`fast_sums`].
 #[inline(always)]
-pub(super) unsafe fn tile_bytes(ta: &mut Tile, tb: &mut Tile, m: usize, k: usize) -> bool {
-    assert!(k == 4 || k == 8, "k {k}");
+pub(super) unsafe fn tile_bytes(
+    ta: &mut Tile,
+    tb: &mut Tile,
+    (m, k, n): (usize, usize, usize),
+) -> bool {
+    assert!(
+        matches!(k, 4 | 8 | 16) && matches!(n, 16 | 32),
+        "k {k}, n {n}"
+    );
     // SAFETY: see `fast_sums`; every load and store is of a slice checked
     // to hold it.
     unsafe {
@@ -687,6 +749,27 @@ pub(super) unsafe fn tile_bytes(ta: &mut Tile, tb: &mut Tile, m: usize, k: usize
         for r in 0..m / 4 {
             let e = &ta.e[4 * r * k..][..4 * k];
             let x = &mut ta.x8[r * k..][..k];
+            if k == 16 {
+                // A row's 16 bytes a vector; interleaved by bytes, then
+                // by pairs of bytes: k 0..8 of rows 0 and 1 in `t[0]`.
+                let mut rows = [_mm_setzero_si128(); 4];
+                for (i, row) in rows.iter_mut().enumerate() {
+                    let (b, m) = exp_bytes(_mm512_loadu_si512(e[16 * i..].as_ptr().cast()));
+                    misfits |= m;
+                    *row = _mm512_cvtepi32_epi8(b);
+                }
+                let t = [
+                    _mm_unpacklo_epi8(rows[0], rows[1]),
+                    _mm_unpacklo_epi8(rows[2], rows[3]),
+                    _mm_unpackhi_epi8(rows[0], rows[1]),
+                    _mm_unpackhi_epi8(rows[2], rows[3]),
+                ];
+                _mm_storeu_si128(x.as_mut_ptr().cast(), _mm_unpacklo_epi16(t[0], t[1]));
+                _mm_storeu_si128(x[4..].as_mut_ptr().cast(), _mm_unpackhi_epi16(t[0], t[1]));
+                _mm_storeu_si128(x[8..].as_mut_ptr().cast(), _mm_unpacklo_epi16(t[2], t[3]));
+                _mm_storeu_si128(x[12..].as_mut_ptr().cast(), _mm_unpackhi_epi16(t[2], t[3]));
+                continue;
+            }
             let (b0, m0) = exp_bytes(_mm512_loadu_si512(e.as_ptr().cast()));
             misfits |= m0;
             let b0 = _mm_shuffle_epi8(_mm512_cvtepi32_epi8(b0), transpose);
@@ -707,7 +790,7 @@ pub(super) unsafe fn tile_bytes(ta: &mut Tile, tb: &mut Tile, m: usize, k: usize
             8, 8, 8, 8, 4, 4, 4, 4, 0, 0, 0, 0,
         );
         let (xs, es) = (
-            tb.x8[..32 * k].as_chunks_mut::<16>().0,
+            tb.x8[..n * k].as_chunks_mut::<16>().0,
             tb.e.as_chunks::<16>().0,
         );
         for (x, e) in xs.iter_mut().zip(es) {

@@ -1162,23 +1162,29 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     fn four_rows_in_bytes() {
         use super::fused::QUAD_GROUPS;
-        use crate::cdna3::{f32_32x32x4_xf32, f32_32x32x4f16, f32_32x32x8bf16_1k, f32_32x32x8f16};
+        use crate::cdna3::{
+            f32_16x16x16bf16_1k, f32_16x16x16f16, f32_16x16x4f16, f32_16x16x8_xf32,
+            f32_32x32x4_xf32, f32_32x32x4f16, f32_32x32x8bf16_1k, f32_32x32x8f16,
+        };
         // Groups of four rows in the chains of `ChainIsTheLoop`: 64 steps
-        // of 8 for each of the two instructions (16 a step for the two
-        // blocks of 32x32x4f16 below).
+        // of 8 for each of the four instructions, rows of 32 and of 16
+        // (16 a step for the blocks of 32x32x4f16 and 16x16x4f16 below).
         let quads = |inputs: Source, acc: Source| {
             let before = QUAD_GROUPS.get();
             ChainIsTheLoop { inputs, acc }.visit::<f32_32x32x8bf16_1k>();
             ChainIsTheLoop { inputs, acc }.visit::<f32_32x32x4_xf32>();
+            ChainIsTheLoop { inputs, acc }.visit::<f32_16x16x16bf16_1k>();
+            ChainIsTheLoop { inputs, acc }.visit::<f32_16x16x8_xf32>();
             let after = QUAD_GROUPS.get();
             PanelsAreTheLoop { inputs, acc }.visit::<f32_32x32x8bf16_1k>();
+            PanelsAreTheLoop { inputs, acc }.visit::<f32_16x16x16bf16_1k>();
             [after[0] - before[0], after[1] - before[1]]
         };
         // (Inputs drawn at 2^30 and 2^14 may round up a binade, to
         // bf16's 2^31 and f16's 2^15; f16's smallest are subnormal.)
         for acc in [Source::Scaled(-40, 40), Source::Mixed] {
             let [all, zeros] = quads(Source::Scaled(-31, 30), acc);
-            assert_eq!(all, 2 * 64 * 8, "{acc:?}");
+            assert_eq!(all, 4 * 64 * 8, "{acc:?}");
             // (One input in eight zero: 0.3 % of xf32's outputs, of 4
             // products, have no nonzero one, and about 19 % of its groups
             // of four rows such an output; bf16's, of 8, almost none.)
@@ -1187,19 +1193,21 @@ mod tests {
             // of xf32's have no nonzero one, and nearly every group of four
             // rows such an output.
             let [all, zeros] = quads(Source::Sparse(-31, 30), acc);
-            assert_eq!(all, 2 * 64 * 8, "{acc:?}");
+            assert_eq!(all, 4 * 64 * 8, "{acc:?}");
             assert!(zeros > all / 2, "{zeros} of {all}");
             for inputs in [Source::Scaled(-32, 31), Source::Scaled(-31, 32)] {
                 let [all, _] = quads(inputs, acc);
-                assert!(all < 2 * 64 * 8, "{inputs:?}: {all}");
+                assert!(all < 4 * 64 * 8, "{inputs:?}: {all}");
             }
             let before = QUAD_GROUPS.get()[0];
             let inputs = Source::Scaled(-24, 14);
             ChainIsTheLoop { inputs, acc }.visit::<f32_32x32x8f16>();
             ChainIsTheLoop { inputs, acc }.visit::<f32_32x32x4f16>();
+            ChainIsTheLoop { inputs, acc }.visit::<f32_16x16x16f16>();
+            ChainIsTheLoop { inputs, acc }.visit::<f32_16x16x4f16>();
             assert_eq!(
                 QUAD_GROUPS.get()[0] - before,
-                64 * 8 + 64 * 16,
+                2 * (64 * 8 + 64 * 16),
                 "f16 {acc:?}"
             );
         }
@@ -1212,6 +1220,9 @@ mod tests {
         ChainIsTheLoop { inputs, acc }.visit::<f32_32x32x4_xf32>();
         let after = QUAD_GROUPS.get();
         assert!(after[1] - before[1] > 0, "{before:?} {after:?}");
+        ChainIsTheLoop { inputs, acc }.visit::<f32_16x16x8_xf32>();
+        let last = QUAD_GROUPS.get();
+        assert!(last[1] - after[1] > 0, "{after:?} {last:?}");
     }
 
     /// Chains that share A, as the waves of a workgroup row do one after
