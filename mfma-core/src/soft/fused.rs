@@ -711,9 +711,9 @@ fn fast_block<X: Instr, const SPLIT: bool, const N: usize, const W: usize, const
     // SAFETY: this thread's scratch tiles, which nothing else borrows:
     // `fast_block` calls nothing that reaches them again.
     #[cfg(target_arch = "x86_64")]
-    let Scratch { ta, tb, dot, .. } = unsafe { &mut *scratch };
+    let Scratch { ta, tb, dot } = unsafe { &mut *scratch };
     #[cfg(not(target_arch = "x86_64"))]
-    let Scratch { ta, tb, .. } = unsafe { &mut *scratch };
+    let Scratch { ta, tb } = unsafe { &mut *scratch };
     #[cfg(target_arch = "x86_64")]
     let frac = (
         X::SPEC.a_type.fraction_bits(),
@@ -846,22 +846,16 @@ fn fast_block<X: Instr, const SPLIT: bool, const N: usize, const W: usize, const
 }
 
 /// Block `blk` of a chain of 4×4 blocks (CDNA3's `f32_4x4x4f16` and
-/// `f32_4x4x4bf16_1k`, a group a step) on the fast path, its 16 outputs
-/// one row of 16 lanes (`4i + j`, C's own order), so that the kernels of
-/// `W` = 16 and 8 take them: the group becomes one of `4k` products a lane,
-/// `k' = i' · k + kk`, whose A input is `a[i'][kk]` (A's tile as decoded,
-/// row by row) and whose B input in lane `4i + j` is `b[kk][j]` where `i =
-/// i'`, a zero elsewhere (the tile `tx`). A zero input adds nothing to a
-/// sum, and its exponent (−512) keeps every exponent sum with it far
-/// below a nonzero product's, so each lane's sum and largest exponent are
-/// those of its own group; a lane of zero products gets an `e_dot` below
-/// −400 either way, which every step treats alike. Four times the
-/// products, on vectors four times as wide as a row of 4, which the
-/// kernels left to portable code: on Zen 5, one thread, 1.1 → 3.5 Gitem/s
-/// with AVX-512 and 1.0 → 2.0 with AVX2 (`cargo bench -p mfma-core --
-/// chain`), still a tenth of the 16x16 shapes' rate per product.
+/// `f32_4x4x4bf16_1k`, a group a step) on the AVX2 or AVX-512 fast path
+/// (`L`), its 16 outputs in the lanes `4i + j` of one AVX-512 vector or
+/// two AVX2 ones (`fused_avx512::block4`, `fused_avx2::block4`), where
+/// the kernels of rows of `W` outputs would run rows of 4, in portable
+/// code: on Zen 5, one thread, 1.1 → 6.9–8.1 Gitem/s with AVX-512 and 1.0
+/// → 3.7–4.5 with AVX2 (`cargo bench -p mfma-core -- chain`). Both tiles'
+/// 16 inputs are decoded in one loop that vectorises.
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn fast_block4<X: Instr, const SPLIT: bool, const W: usize, const L: u8>(
+fn fast_block4<X: Instr, const L: u8>(
     a: Win<'_, Packed>,
     b: Win<'_, Packed>,
     steps: usize,
@@ -869,18 +863,11 @@ fn fast_block4<X: Instr, const SPLIT: bool, const W: usize, const L: u8>(
     c: &mut [f32],
 ) {
     let (m, n, k) = (X::SPEC.m, X::SPEC.n, X::SPEC.k);
-    // (Not const assertions: `chain_body` names this function for every
+    // (Not a const assertion: `chain_body` names this function for every
     // shape, and picks it for these only.)
     assert!(m == 4 && n == 4 && k == 4 && const { group_of::<X>() } == k);
-    const { assert!(W <= 16 && 16 % W == 0 && 16 * 16 <= TILE) };
     let c: &mut [f32; 16] = c.try_into().expect("a 4x4 block");
-    let scratch = SCRATCH.with(UnsafeCell::get);
-    // SAFETY: this thread's scratch tiles, which nothing else borrows:
-    // `fast_block4` calls nothing that reaches them again.
-    let Scratch { ta, tx, .. } = unsafe { &mut *scratch };
     for t in 0..steps {
-        // Both tiles' 16 inputs decoded at once (`decode_tiles` does a
-        // row of 4 at a time, which left the step's time to it).
         let (mut wa, mut wb) = ([0; 16], [0; 16]);
         for r in 0..4 {
             wa[4 * r..][..4].copy_from_slice(a.row(t, blk, r, 4));
@@ -888,32 +875,29 @@ fn fast_block4<X: Instr, const SPLIT: bool, const W: usize, const L: u8>(
         }
         let (va, ea) = decode16(&wa, 3);
         let (vb, eb) = decode16(&wb, 1);
-        ta.v[..16].copy_from_slice(&va);
-        ta.e[..16].copy_from_slice(&ea);
-        // Whole rows of 16 built and stored at once: pass 1 and 2 load
-        // them right after, and a load over several narrower stores waits
-        // for them to retire (this took most of the step's time).
-        for i in 0..4 {
-            for kk in 0..4 {
-                let (mut v, mut e) = ([0.0; 16], [-E_BIAS; 16]);
-                v[4 * i..][..4].copy_from_slice(&vb[4 * kk..][..4]);
-                e[4 * i..][..4].copy_from_slice(&eb[4 * kk..][..4]);
-                tx.v[(4 * i + kk) * 16..][..16].copy_from_slice(&v);
-                tx.e[(4 * i + kk) * 16..][..16].copy_from_slice(&e);
+        // SAFETY: `L >= AVX512` only in the copy of the chain compiled
+        // with AVX-512, `L == AVX2` in the one with AVX2, each run only on
+        // CPUs that have it.
+        let redo = unsafe {
+            if L >= super::cpu::AVX512 {
+                super::fused_avx512::block4((&va, &ea), (&vb, &eb), c)
+            } else {
+                let (c0, c1) = c.split_at_mut(8);
+                let lo =
+                    super::fused_avx2::block4(0, (&va, &ea), (&vb, &eb), c0.try_into().expect("8"));
+                let hi =
+                    super::fused_avx2::block4(1, (&va, &ea), (&vb, &eb), c1.try_into().expect("8"));
+                lo | hi << 8
             }
-        }
-        for (v, c) in c.as_chunks_mut::<W>().0.iter_mut().enumerate() {
-            let (sum, e_dot) = fast_sums::<SPLIT, W, L>(ta, tx, 16, (0, v * W, 16));
-            let redo = fast_combine::<SPLIT, W, L>(&sum, &e_dot, c);
-            for (r, c) in c.as_chunks_mut::<4>().0.iter_mut().enumerate() {
-                let (i, lanes) = (v * W / 4 + r, redo >> (4 * r) & 0xf);
-                redo_exact::<SPLIT>(lanes, c, (a, b), (t, blk, i, k), (0, k, 0));
-            }
+        };
+        for (i, c) in c.as_chunks_mut::<4>().0.iter_mut().enumerate() {
+            redo_exact::<false>(redo >> (4 * i) & 0xf, c, (a, b), (t, blk, i, k), (0, k, 0));
         }
     }
 }
 
 /// [`fast_decode`] of 16 inputs, in a loop that vectorises.
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn decode16(w: &[Packed; 16], shift: u32) -> ([f32; 16], [i32; 16]) {
     let (mut v, mut e) = ([0.0; 16], [0; 16]);
@@ -931,8 +915,6 @@ fn decode16(w: &[Packed; 16], shift: u32) -> ([f32; 16], [i32; 16]) {
 struct Scratch {
     ta: Tile,
     tb: Tile,
-    /// B's tile spread over the rows of a 4×4 block (`fast_block4`).
-    tx: Tile,
     #[cfg(target_arch = "x86_64")]
     dot: super::fused_dot::DotTile,
 }
@@ -942,7 +924,6 @@ std::thread_local! {
         UnsafeCell::new(Scratch {
             ta: Tile::new(),
             tb: Tile::new(),
-            tx: Tile::new(),
             #[cfg(target_arch = "x86_64")]
             dot: super::fused_dot::DotTile::new(),
         })
@@ -1254,6 +1235,7 @@ fn chain_body<X: Instr, const SPLIT: bool, const L: u8>(
 ) {
     let s = X::SPEC;
     let wide = L == super::cpu::AVX512;
+    #[cfg(target_arch = "x86_64")]
     let one_group = const { group_of::<X>() } == s.k && s.m == 4 && s.k == 4;
     for (blk, c) in c.chunks_exact_mut(s.m * s.n).enumerate() {
         match (plain, s.n, wide) {
@@ -1261,9 +1243,9 @@ fn chain_body<X: Instr, const SPLIT: bool, const L: u8>(
             (true, 16, true) => fast_block::<X, SPLIT, 16, 16, L>(a, b, steps, blk, c),
             (true, 32, _) => fast_block::<X, SPLIT, 32, 8, L>(a, b, steps, blk, c),
             (true, 16, _) => fast_block::<X, SPLIT, 16, 8, L>(a, b, steps, blk, c),
-            (true, 4, true) if one_group => fast_block4::<X, SPLIT, 16, L>(a, b, steps, blk, c),
-            (true, 4, _) if one_group && L != super::cpu::PORTABLE => {
-                fast_block4::<X, SPLIT, 8, L>(a, b, steps, blk, c)
+            #[cfg(target_arch = "x86_64")]
+            (true, 4, _) if one_group && !SPLIT && L != super::cpu::PORTABLE => {
+                fast_block4::<X, L>(a, b, steps, blk, c)
             }
             (true, 4, _) => fast_block::<X, SPLIT, 4, 4, L>(a, b, steps, blk, c),
             _ => exact::<X, SPLIT>(a, b, steps, blk, c),

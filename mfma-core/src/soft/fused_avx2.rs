@@ -225,6 +225,53 @@ unsafe fn e_of_scale(scale: __m256i) -> __m256i {
     unsafe { _mm256_sub_epi32(_mm256_set1_epi32(151), _mm256_srli_epi32::<23>(scale)) }
 }
 
+/// `fused_avx512::block4` with AVX2, for rows `2h` and `2h + 1` of the
+/// 4×4 block (lanes `4i + j` of the two): A's column by a permutation of
+/// the two rows' 8 inputs, B's row by a 128-bit broadcast.
+///
+/// # Safety
+/// As [`fast_sums`].
+#[inline(always)]
+pub(super) unsafe fn block4(
+    h: usize,
+    a: (&[f32; 16], &[i32; 16]),
+    b: (&[f32; 16], &[i32; 16]),
+    c: &mut [f32; 8],
+) -> u32 {
+    // SAFETY: see `fast_sums`; the loads are of 8 or 4 elements of an
+    // array that holds them.
+    unsafe {
+        let set1 = _mm256_set1_epi32;
+        let (va, ea) = (
+            _mm256_loadu_ps(a.0[8 * h..][..8].as_ptr()),
+            _mm256_loadu_si256(a.1[8 * h..][..8].as_ptr().cast()),
+        );
+        let row = _mm256_setr_epi32(0, 0, 0, 0, 4, 4, 4, 4);
+        let mut e_dot = set1(i32::MIN);
+        for kk in 0..4 {
+            let ea = _mm256_permutevar8x32_epi32(ea, _mm256_add_epi32(row, set1(kk as i32)));
+            let eb = _mm_loadu_si128(b.1[4 * kk..][..4].as_ptr().cast());
+            let eb = _mm256_broadcastsi128_si256(eb);
+            e_dot = _mm256_max_epi32(e_dot, _mm256_add_epi32(ea, eb));
+        }
+        // 2^(24 − e_dot), its biased exponent capped at 254 (see
+        // `fused::fast_sums`).
+        let x = _mm256_min_epi32(_mm256_sub_epi32(set1(151), e_dot), set1(254));
+        let scale = _mm256_castsi256_ps(_mm256_slli_epi32::<23>(x));
+        let mut sum = _mm256_setzero_si256();
+        for kk in 0..4 {
+            let av = _mm256_permutevar8x32_ps(va, _mm256_add_epi32(row, set1(kk as i32)));
+            let bv = _mm256_broadcast_ps(&_mm_loadu_ps(b.0[4 * kk..][..4].as_ptr()));
+            let x = _mm256_mul_ps(_mm256_mul_ps(av, bv), scale);
+            sum = _mm256_add_epi32(sum, _mm256_cvttps_epi32(x));
+        }
+        let (mut sums, mut e_dots) = ([0; 8], [0; 8]);
+        _mm256_storeu_si256(sums.as_mut_ptr().cast(), sum);
+        _mm256_storeu_si256(e_dots.as_mut_ptr().cast(), e_dot);
+        fast_combine::<false>(&sums, &e_dots, c)
+    }
+}
+
 /// `fused_avx512::tile_bytes` with AVX2: pass 1's bytes of a step's tiles
 /// (`fused::Tile::x8`), A's `m × k` (`m` a multiple of 4), B's `k × n`;
 /// whether every exponent fits its byte. `k` must be 4, 8 or 16, `n` 16

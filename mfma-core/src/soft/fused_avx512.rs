@@ -717,6 +717,53 @@ pub(super) unsafe fn narrow_quad_lanes(bits: __m512i, scale: __m512i) -> __mmask
     }
 }
 
+/// One step of a 4×4 block (`fused::fast_block4`), its 16 outputs in the
+/// lanes `4i + j` (C's order), without `SPLIT`: A's decoded inputs `a`
+/// (values and exponents, `4i + kk`, row by row) and B's `b` (`4kk + j`).
+/// Per k, A's column goes to the lanes of each row by a permutation and
+/// B's row to every row by a 128-bit broadcast; passes 1 and 2 are then
+/// [`fast_sums`]', and the step [`fast_combine`]'s, whose lanes left for
+/// the exact path it returns.
+///
+/// # Safety
+/// As [`fast_sums`].
+#[inline(always)]
+pub(super) unsafe fn block4(
+    a: (&[f32; 16], &[i32; 16]),
+    b: (&[f32; 16], &[i32; 16]),
+    c: &mut [f32; 16],
+) -> u32 {
+    // SAFETY: see `fast_sums`; the loads are of whole arrays or of 4
+    // elements of one.
+    unsafe {
+        let set1 = _mm512_set1_epi32;
+        let (va, ea) = (
+            _mm512_loadu_ps(a.0.as_ptr()),
+            _mm512_loadu_si512(a.1.as_ptr().cast()),
+        );
+        // Lane 4i + j reads A's 4i + kk.
+        let row = _mm512_setr_epi32(0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12);
+        let mut e_dot = set1(i32::MIN);
+        for kk in 0..4 {
+            let ea = _mm512_permutexvar_epi32(_mm512_add_epi32(row, set1(kk as i32)), ea);
+            let eb = _mm512_broadcast_i32x4(_mm_loadu_si128(b.1[4 * kk..].as_ptr().cast()));
+            e_dot = _mm512_max_epi32(e_dot, _mm512_add_epi32(ea, eb));
+        }
+        let scale = _mm512_castsi512_ps(scale_bits(e_dot));
+        let mut sum = _mm512_setzero_si512();
+        for kk in 0..4 {
+            let av = _mm512_permutexvar_ps(_mm512_add_epi32(row, set1(kk as i32)), va);
+            let bv = _mm512_broadcast_f32x4(_mm_loadu_ps(b.0[4 * kk..].as_ptr()));
+            let x = _mm512_mul_ps(_mm512_mul_ps(av, bv), scale);
+            sum = _mm512_add_epi32(sum, _mm512_cvttps_epi32(x));
+        }
+        let (mut sums, mut e_dots) = ([0; 16], [0; 16]);
+        _mm512_storeu_si512(sums.as_mut_ptr().cast(), sum);
+        _mm512_storeu_si512(e_dots.as_mut_ptr().cast(), e_dot);
+        fast_combine::<false>(&sums, &e_dots, c)
+    }
+}
+
 /// Pass 1's bytes of a step's tiles (`fused::Tile::x8`, see
 /// `fused::X8_BIAS`), from their decoded exponents: A's `m × k` (`m` a
 /// multiple of 4), B's `k × n`. Returns whether every exponent fits its
