@@ -672,14 +672,9 @@ fn fast_block<X: Instr, const SPLIT: bool, const N: usize, const W: usize, const
 ) {
     let g = const { group_of::<X>() };
     let (m, k) = (X::SPEC.m, X::SPEC.k);
-    // Rows of 32 outputs, two AVX-512 vectors: pass 1 on both at once in
-    // 16-bit lanes, half its operations, and the rest of the group per
-    // vector (`fused_avx512::fast_pair`, fp8/bf8) or both vectors side by
-    // side (`fused_avx512::fast_row`, the others). Both read B's
-    // exponents in 16 bits.
+    // Rows of 32 outputs, two AVX-512 vectors, read B's exponents in 16
+    // bits (see `row_group`).
     let row32 = cfg!(target_arch = "x86_64") && L >= super::cpu::AVX512 && W == 16 && N == 32;
-    #[cfg(target_arch = "x86_64")]
-    let (paired, side_by_side) = (row32 && SPLIT, row32 && !SPLIT);
     // Four rows at a time where pass 1's bytes hold every exponent of the
     // step's tiles (`fused_avx512::fast_quad`, `fused_avx2::fast_quad`).
     #[cfg(target_arch = "x86_64")]
@@ -734,7 +729,8 @@ fn fast_block<X: Instr, const SPLIT: bool, const N: usize, const W: usize, const
         let mut decoded = false;
         #[cfg(target_arch = "x86_64")]
         if quads && !dot_step {
-            decode_tiles::<N>((a, b), (t, blk), (m, k), row32, (ta, tb));
+            // (B's 16-bit exponents only where a row takes `fast_row`.)
+            decode_tiles::<N>((a, b), (t, blk), (m, k), false, (ta, tb));
             decoded = true;
             // SAFETY (this and `fast_quad`): `quads` only in the copies
             // compiled with AVX-512 (W = 16) and AVX2 (W = 8), each run
@@ -746,6 +742,7 @@ fn fast_block<X: Instr, const SPLIT: bool, const N: usize, const W: usize, const
                     super::fused_avx2::tile_bytes(ta, tb, (m, k, N))
                 }
             };
+            let mut e16 = false;
             if fits {
                 let quads = c.as_chunks_mut::<N>().0.as_chunks_mut::<4>().0;
                 for (r, rows) in quads.iter_mut().enumerate() {
@@ -756,6 +753,19 @@ fn fast_block<X: Instr, const SPLIT: bool, const N: usize, const W: usize, const
                             } else {
                                 super::fused_avx2::fast_quad((ta, tb), g, (r, q, k), rows)
                             }
+                        };
+                        let Some(redo) = redo else {
+                            // An output of no nonzero product: the rows
+                            // one at a time.
+                            if row32 && !e16 {
+                                fill_e16(tb, k * N);
+                                e16 = true;
+                            }
+                            for (ri, c_row) in rows.iter_mut().enumerate() {
+                                let at = (t, blk, 4 * r + ri, k);
+                                row_group::<SPLIT, N, W, L>((ta, tb), (a, b), at, (q, g), c_row);
+                            }
+                            continue;
                         };
                         if redo == 0 {
                             continue;
@@ -769,6 +779,9 @@ fn fast_block<X: Instr, const SPLIT: bool, const N: usize, const W: usize, const
                     }
                 }
                 continue;
+            }
+            if row32 {
+                fill_e16(tb, k * N);
             }
         }
         for (i, c_row) in c.as_chunks_mut::<N>().0.iter_mut().enumerate() {
@@ -801,47 +814,62 @@ fn fast_block<X: Instr, const SPLIT: bool, const N: usize, const W: usize, const
                     decode_tiles::<N>((a, b), (t, blk), (m, k), row32, (ta, tb));
                     decoded = true;
                 }
-                #[cfg(target_arch = "x86_64")]
-                if paired {
-                    let c32: &mut [f32; 32] = (&mut c_row[..]).try_into().expect("32 lanes");
-                    // SAFETY: `paired` only in the copy compiled with
-                    // AVX-512, which runs on CPUs that have it.
-                    let redo = unsafe {
-                        super::fused_avx512::fast_pair::<SPLIT>(
-                            (ta, tb),
-                            g,
-                            (i * k + q, q * N),
-                            c32,
-                        )
-                    };
-                    for (v, redo) in redo.into_iter().enumerate() {
-                        let c = &mut c_row[v * W..][..W];
-                        redo_exact::<SPLIT>(redo, c, (a, b), (t, blk, i, k), (q, g, v * W));
-                    }
-                    continue;
-                }
-                #[cfg(target_arch = "x86_64")]
-                if side_by_side {
-                    let c32: &mut [f32; 32] = (&mut c_row[..]).try_into().expect("32 lanes");
-                    // SAFETY: `side_by_side` only in the copy compiled with
-                    // AVX-512, which runs on CPUs that have it.
-                    let redo = unsafe {
-                        super::fused_avx512::fast_row((ta, tb), g, (i * k + q, q * N), c32)
-                    };
-                    for (v, redo) in redo.into_iter().enumerate() {
-                        let c = &mut c_row[v * W..][..W];
-                        redo_exact::<SPLIT>(redo, c, (a, b), (t, blk, i, k), (q, g, v * W));
-                    }
-                    continue;
-                }
-                for (v, c) in c_row.as_chunks_mut::<W>().0.iter_mut().enumerate() {
-                    let at = (i * k + q, q * N + v * W, N);
-                    let (sum, e_dot) = fast_sums::<SPLIT, W, L>(ta, tb, g, at);
-                    let redo = fast_combine::<SPLIT, W, L>(&sum, &e_dot, c);
-                    redo_exact::<SPLIT>(redo, c, (a, b), (t, blk, i, k), (q, g, v * W));
-                }
+                row_group::<SPLIT, N, W, L>((ta, tb), (a, b), (t, blk, i, k), (q, g), c_row);
             }
         }
+    }
+}
+
+/// Passes 1 and 2 and the step of group `q..q + g` of row `i` (step `t`
+/// of block `blk`, `k` a step) on the decoded tiles ([`fast_block`]'s row
+/// by row path), its lanes left for the exact path redone there: `W`
+/// outputs at a time, or, with AVX-512 on rows of 32 outputs, pass 1 on
+/// both vectors at once in 16-bit lanes (half its operations) and the
+/// rest of the group per vector (`fused_avx512::fast_pair`, fp8/bf8) or
+/// both vectors side by side (`fused_avx512::fast_row`, the others), both
+/// reading B's exponents in 16 bits (`Tile::e16`).
+#[inline(always)]
+fn row_group<const SPLIT: bool, const N: usize, const W: usize, const L: u8>(
+    (ta, tb): (&Tile, &Tile),
+    (a, b): (Win<'_, Packed>, Win<'_, Packed>),
+    (t, blk, i, k): (usize, usize, usize, usize),
+    (q, g): (usize, usize),
+    c_row: &mut [f32; N],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if L >= super::cpu::AVX512 && W == 16 && N == 32 {
+        let c32: &mut [f32; 32] = (&mut c_row[..]).try_into().expect("32 lanes");
+        // SAFETY: only in the copy compiled with AVX-512, which runs on
+        // CPUs that have it; `fast_block` has filled `tb.e16`.
+        let redo = unsafe {
+            if SPLIT {
+                super::fused_avx512::fast_pair::<SPLIT>((ta, tb), g, (i * k + q, q * N), c32)
+            } else {
+                super::fused_avx512::fast_row((ta, tb), g, (i * k + q, q * N), c32)
+            }
+        };
+        for (v, redo) in redo.into_iter().enumerate() {
+            let c = &mut c32[v * 16..][..16];
+            redo_exact::<SPLIT>(redo, c, (a, b), (t, blk, i, k), (q, g, v * 16));
+        }
+        return;
+    }
+    for (v, c) in c_row.as_chunks_mut::<W>().0.iter_mut().enumerate() {
+        let at = (i * k + q, q * N + v * W, N);
+        let (sum, e_dot) = fast_sums::<SPLIT, W, L>(ta, tb, g, at);
+        let redo = fast_combine::<SPLIT, W, L>(&sum, &e_dot, c);
+        redo_exact::<SPLIT>(redo, c, (a, b), (t, blk, i, k), (q, g, v * W));
+    }
+}
+
+/// B's exponents of a step's tile (its first `len`) as 16-bit integers, for
+/// `fused_avx512::pass1_row`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn fill_e16(tb: &mut Tile, len: usize) {
+    for (x, &e) in tb.e16[..len].iter_mut().zip(&tb.e[..len]) {
+        // Exponents lie in −512..=127 (−512: zero).
+        *x = e as i16;
     }
 }
 

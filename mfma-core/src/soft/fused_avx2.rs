@@ -93,8 +93,8 @@ unsafe fn pass2<const SPLIT: bool>(
 /// One group of four rows of `N` outputs (32 or 16), `N / 8` vectors of
 /// 8 a row: `fused_avx512::fast_quad` with AVX2 (whose doc says how; a
 /// byte a row in each 32-bit lane of 8 columns), each vector's step
-/// [`fast_combine`]'s. Returns the lanes left for the exact path: bit `32
-/// · ri + l` for lane `l` of row `ri`.
+/// [`fast_combine`]'s. Returns the lanes left for the exact path (bit `32
+/// · ri + l` for lane `l` of row `ri`), or `None` as the AVX-512 copy does.
 ///
 /// # Safety
 /// As [`fast_sums`]; both tiles' `x8` as [`tile_bytes`] leaves them,
@@ -105,7 +105,7 @@ pub(super) unsafe fn fast_quad<const N: usize>(
     g: usize,
     (r, q, k): (usize, usize, usize),
     c: &mut [[f32; N]; 4],
-) -> u128 {
+) -> Option<u128> {
     use super::fused::{X8_BIAS, X8_EXP};
     assert!(N == 16 || N == 32, "rows of {N}");
     let nv = N / 8;
@@ -136,18 +136,8 @@ pub(super) unsafe fn fast_quad<const N: usize>(
             let [all, zeros] = n.get();
             n.set([all + 1, zeros + usize::from(zero)]);
         });
-        let mut redo = 0;
         if zero {
-            for (ri, c) in c.iter_mut().enumerate() {
-                let a0 = (4 * r + ri) * k + q;
-                for (v, c) in c.as_chunks_mut::<8>().0.iter_mut().enumerate() {
-                    let (mut sum, mut e_dot) = ([0; 8], [0; 8]);
-                    fast_sums::<false>((ta, tb), g, (a0, q * N + v * 8, N), &mut sum, &mut e_dot);
-                    let lanes = fast_combine::<false>(&sum, &e_dot, c);
-                    redo |= u128::from(lanes) << (32 * ri + 8 * v);
-                }
-            }
-            return redo;
+            return None;
         }
         // 151 − e_dot = 151 + 2 · X8_BIAS − raw, in 89..=213: a byte.
         let top = _mm256_set1_epi8((151 + 2 * X8_BIAS) as u8 as i8);
@@ -157,11 +147,11 @@ pub(super) unsafe fn fast_quad<const N: usize>(
         }
         let [c0, c1, c2, c3] = c.each_mut();
         let at = |ri: usize| ((4 * r + ri) * k + q, q * N);
-        redo |= u128::from(quad_row((ta, tb), g, at(0), c0, row_scales::<0>(s8)));
+        let mut redo = u128::from(quad_row((ta, tb), g, at(0), c0, row_scales::<0>(s8)));
         redo |= u128::from(quad_row((ta, tb), g, at(1), c1, row_scales::<1>(s8))) << 32;
         redo |= u128::from(quad_row((ta, tb), g, at(2), c2, row_scales::<2>(s8))) << 64;
         redo |= u128::from(quad_row((ta, tb), g, at(3), c3, row_scales::<3>(s8))) << 96;
-        redo
+        Some(redo)
     }
 }
 

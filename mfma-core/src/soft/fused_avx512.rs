@@ -499,10 +499,10 @@ fn halves_of(c: &mut [f32; 32]) -> [&mut [f32; 16]; 2] {
 /// each 32-bit lane of 16 columns, one vector per 16 columns), then pass 2
 /// and the step two vectors side by side as [`fast_row`] does them: a
 /// row's two where `N` is 32, two rows' one each where it is 16 (B's
-/// inputs loaded once for both). Where one of the `4 · N` outputs has no
-/// nonzero product, the four rows take the row-by-row pass 1 ([`fast_row`]
-/// or [`fast_sums`]). Returns the lanes left for the exact path: bit `32 ·
-/// ri + l` for lane `l` of row `ri`.
+/// inputs loaded once for both). Returns the lanes left for the exact
+/// path (bit `32 · ri + l` for lane `l` of row `ri`), or `None`, leaving
+/// `c` as it was, where one of the `4 · N` outputs has no nonzero product
+/// (the caller takes the rows one at a time).
 ///
 /// Pass 1 costs 2 operations a k for 64 outputs here, where [`pass1_row`]
 /// takes 2 for 32 and a broadcast; the scale comes out of its byte in 2
@@ -519,7 +519,7 @@ pub(super) unsafe fn fast_quad<const N: usize>(
     g: usize,
     (r, q, k): (usize, usize, usize),
     c: &mut [[f32; N]; 4],
-) -> u128 {
+) -> Option<u128> {
     use super::fused::{X8_BIAS, X8_EXP};
     assert!(N == 16 || N == 32, "rows of {N}");
     let nv = N / 16;
@@ -547,21 +547,8 @@ pub(super) unsafe fn fast_quad<const N: usize>(
             let [all, zeros] = n.get();
             n.set([all + 1, zeros + usize::from(zero != 0)]);
         });
-        let mut redo = 0;
         if zero != 0 {
-            for (ri, c) in c.iter_mut().enumerate() {
-                let lanes = if N == 32 {
-                    let [r0, r1] = fast_row((ta, tb), g, (a0(ri), q * 32), first(c));
-                    r0 | r1 << 16
-                } else {
-                    let (mut sum, mut e_dot) = ([0; 16], [0; 16]);
-                    let at = (a0(ri), q * 16, 16);
-                    fast_sums::<false>((ta, tb), g, at, None, &mut sum, &mut e_dot);
-                    fast_combine::<false>(&sum, &e_dot, first(c))
-                };
-                redo |= u128::from(lanes) << (32 * ri);
-            }
-            return redo;
+            return None;
         }
         // 151 − e_dot = 151 + 2 · X8_BIAS − raw, in 89..=213: a byte.
         let top = _mm512_set1_epi8((151 + 2 * X8_BIAS) as u8 as i8);
@@ -603,10 +590,11 @@ pub(super) unsafe fn fast_quad<const N: usize>(
             );
             [r0, r1, r2, r3]
         };
+        let mut redo = 0;
         for (ri, lanes) in lanes.into_iter().enumerate() {
             redo |= u128::from(lanes) << (32 * ri);
         }
-        redo
+        Some(redo)
     }
 }
 
