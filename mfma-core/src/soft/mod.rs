@@ -1225,6 +1225,48 @@ mod tests {
         assert!(last[1] - after[1] > 0, "{after:?} {last:?}");
     }
 
+    /// In the AVX2 and AVX-512 chains (those the CPU has), every step of
+    /// every block of CDNA3's 4×4 f16 and bf16 chains takes the lanes of a
+    /// vector (`fused::fast_block4`), and the chains are the loop of the
+    /// exact instruction, f16's subnormals and bf16's wide range included.
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn four_by_four_blocks_take_the_lanes_of_a_vector() {
+        use super::fused::BLOCK4_STEPS;
+        use crate::cdna3::{f32_4x4x4bf16_1k, f32_4x4x4f16};
+        struct Taken(Source);
+        impl Visit for Taken {
+            type Output = ();
+            fn visit<X: Instr>(self) {
+                let mut rng = Bits(0x4a4a_0404 ^ X::SPEC.name.len() as u64);
+                let len = 9;
+                let a: std::vec::Vec<FragA<X>> = (0..len)
+                    .map(|_| FragA::<X>::from_fn(|_, _, _| rng.from(self.0)))
+                    .collect();
+                let b: std::vec::Vec<FragB<X>> = (0..len)
+                    .map(|_| FragB::<X>::from_fn(|_, _, _| rng.from(self.0)))
+                    .collect();
+                let c = Acc::<X>::from_fn(|_, _, _| rng.from(Source::Mixed));
+                let mut chained = c;
+                let before = BLOCK4_STEPS.get();
+                crate::execute_chain_into::<X, 0, 0, 0>(&a, &b, &mut chained);
+                let taken = BLOCK4_STEPS.get() - before;
+                assert_eq!(taken, len * X::SPEC.blocks, "{}", X::SPEC.name);
+                assert_same_bits(&chained, &the_loop(&a, &b, c), X::SPEC.name);
+            }
+        }
+        for copy in [Kernels::Avx2, Kernels::Avx512] {
+            if Kernels::available() < copy {
+                std::println!("skipped: the {} kernels (this CPU lacks them)", copy.name());
+                continue;
+            }
+            with_kernels(copy, || {
+                Taken(Source::Scaled(-24, 14)).visit::<f32_4x4x4f16>();
+                Taken(Source::Scaled(-31, 30)).visit::<f32_4x4x4bf16_1k>();
+            });
+        }
+    }
+
     /// Chains that share A, as the waves of a workgroup row do one after
     /// the other, reuse its decoded rows in the x86 dot products (AVX2 and
     /// AVX-512, those the CPU has) for their first `KEPT_STEPS` steps, and
