@@ -35,13 +35,9 @@ pub(super) unsafe fn fast_sums<const SPLIT: bool>(
             let e = _mm256_add_epi32(_mm256_set1_epi32(ae[kk]), eb);
             e_dots[parity(kk)] = _mm256_max_epi32(e_dots[parity(kk)], e);
         }
-        // 2^(24 − e_dot), its biased exponent capped at 254 (see
-        // `fused::fast_sums`).
         let mut scale = [_mm256_setzero_ps(); 2];
         for p in 0..1 + usize::from(SPLIT) {
-            let x = _mm256_sub_epi32(_mm256_set1_epi32(151), e_dots[p]);
-            let x = _mm256_min_epi32(x, _mm256_set1_epi32(254));
-            scale[p] = _mm256_castsi256_ps(_mm256_slli_epi32::<23>(x));
+            scale[p] = _mm256_castsi256_ps(scale_bits(e_dots[p]));
         }
         let sums = pass2::<SPLIT>(av, &tb.v[b0..], stride, scale);
         let (s, e) = if SPLIT {
@@ -59,6 +55,18 @@ pub(super) unsafe fn fast_sums<const SPLIT: bool>(
         };
         _mm256_storeu_si256(sum.as_mut_ptr().cast(), s);
         _mm256_storeu_si256(e_dot.as_mut_ptr().cast(), e);
+    }
+}
+
+/// Pass 2's scale `2^(24 − e_dot)` as bits, its biased exponent capped at
+/// 254 (see `fused::fast_sums`: normal wherever a product is nonzero;
+/// `fused_avx512::scale_bits`).
+#[inline(always)]
+unsafe fn scale_bits(e_dot: __m256i) -> __m256i {
+    // SAFETY: see `fast_sums`.
+    unsafe {
+        let x = _mm256_sub_epi32(_mm256_set1_epi32(151), e_dot);
+        _mm256_slli_epi32::<23>(_mm256_min_epi32(x, _mm256_set1_epi32(254)))
     }
 }
 
@@ -244,10 +252,7 @@ pub(super) unsafe fn block4(
             let eb = _mm256_broadcastsi128_si256(eb);
             e_dot = _mm256_max_epi32(e_dot, _mm256_add_epi32(ea, eb));
         }
-        // 2^(24 − e_dot), its biased exponent capped at 254 (see
-        // `fused::fast_sums`).
-        let x = _mm256_min_epi32(_mm256_sub_epi32(set1(151), e_dot), set1(254));
-        let scale = _mm256_castsi256_ps(_mm256_slli_epi32::<23>(x));
+        let scale = _mm256_castsi256_ps(scale_bits(e_dot));
         let mut sum = _mm256_setzero_si256();
         for kk in 0..4 {
             let av = _mm256_permutevar8x32_ps(va, _mm256_add_epi32(row, set1(kk as i32)));
@@ -364,6 +369,11 @@ pub(super) unsafe fn fast_combine<const SPLIT: bool>(
         let bits = _mm256_loadu_si256(c.as_ptr().cast());
         let e_dot = _mm256_loadu_si256(e_dot.as_ptr().cast());
         let sum = _mm256_loadu_si256(sum.as_ptr().cast());
+        if !SPLIT && narrow_lanes(bits, e_dot) {
+            // (Not for GTR: its two parities' sum may reach 2^30.)
+            _mm256_storeu_ps(c.as_mut_ptr(), narrow_step(bits, sum, scale_bits(e_dot)));
+            return 0;
+        }
         let field = _mm256_and_si256(_mm256_srli_epi32::<23>(bits), set1(0xff));
         // The usual step of a chain (`fused::SHORT_CUT`): every lane finite
         // with e_c − e_dot <= SHORT_CUT.
@@ -371,12 +381,6 @@ pub(super) unsafe fn fast_combine<const SPLIT: bool>(
         let d = _mm256_sub_epi32(e_c_raw, e_dot);
         // (e_c as reference 4 decodes it: −126 for zero and subnormals.)
         let e_c = _mm256_max_epi32(e_c_raw, set1(-126));
-        if !SPLIT && narrow_lanes(bits, e_dot) {
-            // (Not for GTR: its two parities' sum may reach 2^30.)
-            let scale = _mm256_sub_epi32(set1(151 << 23), _mm256_slli_epi32::<23>(e_dot));
-            _mm256_storeu_ps(c.as_mut_ptr(), narrow_step(bits, sum, scale));
-            return 0;
-        }
         let far = _mm256_or_si256(
             _mm256_cmpgt_epi32(d, set1(SHORT_CUT)),
             _mm256_cmpeq_epi32(field, set1(0xff)),
