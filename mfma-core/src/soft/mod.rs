@@ -141,6 +141,14 @@ impl<'a, W> Win<'a, W> {
         )
     }
 
+    /// Whether each step's blocks of `rows × cols` lie one after another,
+    /// row after row (a fragment's operands do): then a step's rows of
+    /// consecutive blocks are consecutive rows.
+    #[inline(always)]
+    fn whole_blocks(&self, rows: usize, cols: usize) -> bool {
+        self.row == cols && self.block == rows * cols
+    }
+
     /// Rows `r..r + R` of block `blk` of step `t`, `len` elements each.
     #[inline(always)]
     fn rows<const R: usize>(&self, t: usize, blk: usize, r: usize, len: usize) -> [&'a [W]; R] {
@@ -344,7 +352,7 @@ fn widen_operand<T: Copy, W>(
     widen: impl Fn(&[T], &mut [W]) -> bool,
 ) -> bool {
     // A fragment's operand is one contiguous run: widen it in one call.
-    if w.row == cols && w.block == rows * cols {
+    if w.whole_blocks(rows, cols) {
         let len = blocks * rows * cols;
         return widen(&w.data[t * w.step..][..len], &mut to[..len]);
     }
