@@ -248,6 +248,7 @@ fn plain_rows<
     const W: usize,
     const V: usize,
     const R: usize,
+    const NB: usize,
 >(
     a: Win<'_, f32>,
     b: Win<'_, f32>,
@@ -257,58 +258,97 @@ fn plain_rows<
     row: usize,
 ) {
     let n = V * W;
-    let mut acc = [[[0.0f32; W]; V]; R];
-    for (r, acc) in acc.iter_mut().enumerate() {
-        for (v, acc) in acc.iter_mut().enumerate() {
-            for (acc, &x) in acc.iter_mut().zip(&c[r * n + v * W..][..W]) {
-                *acc = flush_in(x);
+    let mut acc = [[[[0.0f32; W]; V]; R]; NB];
+    for (nb, acc) in acc.iter_mut().enumerate() {
+        for (r, acc) in acc.iter_mut().enumerate() {
+            for (v, acc) in acc.iter_mut().enumerate() {
+                for (acc, &x) in acc.iter_mut().zip(&c[(nb * R + r) * n + v * W..][..W]) {
+                    *acc = flush_in(x);
+                }
             }
         }
     }
     // K is a whole number of trees, so a run of whole steps is too.
     let (runs, len) = Win::runs(&a, &b, K, steps);
-    for t in 0..runs {
-        let a = a.rows::<R>(t, blk, row, len);
-        let b = b.run::<N>(t, blk, 0, len);
-        for kk in (0..len).step_by(G) {
-            // Opaque to the loop vectoriser, which would otherwise vectorise
-            // this loop across trees with gathers (seen for G = 4).
-            let kk = core::hint::black_box(kk);
-            let rows = b.group::<G>(kk);
-            // One register of each of the tree's G rows of B at a time,
-            // used by all R rows of C.
-            for v in 0..V {
-                // Named registers, not an array of G: given one, the
-                // vectoriser packs across its rows instead of the lanes.
-                let y0 = &rows[0][v * W..][..W];
-                let y1 = &rows[1][v * W..][..W];
-                for (a, acc) in a.iter().zip(acc.iter_mut()) {
-                    // Each factor of A broadcast to its own register.
-                    let x = |q: usize| [a[kk + q]; W];
-                    let acc = &mut acc[v];
-                    let (x0, x1) = (x(0), x(1));
-                    let mut tree = [0.0f32; W];
-                    for l in 0..W {
-                        tree[l] = x1[l].mul_add(y1[l], x0[l] * y0[l]);
+    if NB > 1 && len == K && a.whole_blocks(R, K) && b.whole_blocks(K, N) {
+        // Fragments, `NB` whole blocks at a time (the 4x4 shapes): each
+        // step's blocks of A and of B are consecutive rows, checked once
+        // a step.
+        for t in 0..runs {
+            let a = a.run::<K>(t, blk, 0, NB * R);
+            let b = b.run::<N>(t, blk, 0, NB * K);
+            for kk in (0..K).step_by(G) {
+                for (nb, acc) in acc.iter_mut().enumerate() {
+                    let rows = b.group::<G>(nb * K + kk);
+                    for (r, acc) in acc.iter_mut().enumerate() {
+                        let a = a.get::<K>(nb * R + r, 0);
+                        add_trees::<G, N, W, V>(&a[kk..], rows, acc);
                     }
-                    if G == 4 {
-                        let (x2, x3) = (x(2), x(3));
-                        let y2 = &rows[2 % G][v * W..][..W];
-                        let y3 = &rows[3 % G][v * W..][..W];
-                        for l in 0..W {
-                            tree[l] += x3[l].mul_add(y3[l], x2[l] * y2[l]);
-                        }
-                    }
-                    for l in 0..W {
-                        acc[l] += tree[l];
+                }
+            }
+        }
+    } else {
+        for t in 0..runs {
+            let mut a_rows = [a.rows::<R>(t, blk, row, len); NB];
+            let mut b_rows = [b.run::<N>(t, blk, 0, len); NB];
+            for nb in 1..NB {
+                a_rows[nb] = a.rows::<R>(t, blk + nb, row, len);
+                b_rows[nb] = b.run::<N>(t, blk + nb, 0, len);
+            }
+            for kk in (0..len).step_by(G) {
+                // Opaque to the loop vectoriser, which would otherwise
+                // vectorise this loop across trees with gathers (seen for
+                // G = 4).
+                let kk = core::hint::black_box(kk);
+                for ((a, b), acc) in a_rows.iter().zip(&b_rows).zip(acc.iter_mut()) {
+                    let rows = b.group::<G>(kk);
+                    for (a, acc) in a.iter().zip(acc.iter_mut()) {
+                        add_trees::<G, N, W, V>(&a[kk..], rows, acc);
                     }
                 }
             }
         }
     }
-    for (r, acc) in acc.iter().enumerate() {
-        for (v, acc) in acc.iter().enumerate() {
-            c[r * n + v * W..][..W].copy_from_slice(acc);
+    for (nb, acc) in acc.iter().enumerate() {
+        for (r, acc) in acc.iter().enumerate() {
+            for (v, acc) in acc.iter().enumerate() {
+                c[(nb * R + r) * n + v * W..][..W].copy_from_slice(acc);
+            }
+        }
+    }
+}
+
+/// One tree of a row of C: its `G` factors of A (`x`, from the tree's
+/// first k) times the tree's `G` rows of B, added to the row's `V`
+/// registers of `W` lanes.
+#[inline(always)]
+fn add_trees<const G: usize, const N: usize, const W: usize, const V: usize>(
+    x: &[f32],
+    rows: [&[f32; N]; G],
+    acc: &mut [[f32; W]; V],
+) {
+    // One register of each of the tree's G rows of B at a time.
+    for (v, acc) in acc.iter_mut().enumerate() {
+        // Named registers, not an array of G: given one, the vectoriser
+        // packs across its rows instead of the lanes.
+        let y0 = &rows[0][v * W..][..W];
+        let y1 = &rows[1][v * W..][..W];
+        // Each factor of A broadcast to its own register.
+        let (x0, x1) = ([x[0]; W], [x[1]; W]);
+        let mut tree = [0.0f32; W];
+        for l in 0..W {
+            tree[l] = x1[l].mul_add(y1[l], x0[l] * y0[l]);
+        }
+        if G == 4 {
+            let (x2, x3) = ([x[2 % G]; W], [x[3 % G]; W]);
+            let y2 = &rows[2 % G][v * W..][..W];
+            let y3 = &rows[3 % G][v * W..][..W];
+            for l in 0..W {
+                tree[l] += x3[l].mul_add(y3[l], x2[l] * y2[l]);
+            }
+        }
+        for l in 0..W {
+            acc[l] += tree[l];
         }
     }
 }
@@ -376,13 +416,12 @@ fn plain_rows_in<
             return;
         }
     }
-    plain_rows::<G, N, K, W, V, R>(a, b, steps, c, blk, row);
+    plain_rows::<G, N, K, W, V, R, 1>(a, b, steps, c, blk, row);
 }
 
-/// A chain (modifiers zero) on widened inputs: per block, if the inputs
-/// (`plain`) and the block's accumulators pass the range checks, the plain
-/// path keeps rows of C in registers over the whole chain, otherwise every
-/// instruction takes the exact path.
+/// A chain (modifiers zero) on widened inputs: per block (see
+/// [`grouped_block`]), the plain path keeps rows of C in registers over
+/// the whole chain.
 #[inline(always)]
 fn grouped_chain_body<X: Instr, const L: u8>(
     a: Win<'_, f32>,
@@ -392,51 +431,86 @@ fn grouped_chain_body<X: Instr, const L: u8>(
     c: &mut [f32],
 ) {
     let s = X::SPEC;
+    // The 4x4 blocks, `NB` at a time where all of them take the plain
+    // path: one block's rows are too few to fill the pipeline, and a step
+    // of one block too short to pay for its own checks of the window.
+    const NB: usize = 2;
+    if (s.m, s.n) == (4, 4) && s.blocks % NB == 0 && plain {
+        for (g, c) in c.as_chunks_mut::<{ NB * 16 }>().0.iter_mut().enumerate() {
+            let ok = c.iter().fold(true, |ok, &x| ok & acc_ok(x));
+            match (ok, s.k, const { group_of::<X>() }) {
+                (true, 2, 2) => plain_rows::<2, 4, 2, 4, 1, 4, NB>(a, b, steps, c, g * NB, 0),
+                (true, 4, 4) => plain_rows::<4, 4, 4, 4, 1, 4, NB>(a, b, steps, c, g * NB, 0),
+                _ => {
+                    for (i, c) in c.as_chunks_mut::<16>().0.iter_mut().enumerate() {
+                        grouped_block::<X, L>(a, b, steps, plain, c, g * NB + i);
+                    }
+                }
+            }
+        }
+        return;
+    }
     for (blk, c) in c.chunks_exact_mut(s.m * s.n).enumerate() {
-        let plain = plain && c.iter().fold(true, |ok, &x| ok & acc_ok(x));
-        let exact = |c: &mut [f32]| {
-            for t in 0..steps {
-                exact_step::<X>(a, b, t, blk, c);
-            }
-        };
-        if !plain {
-            exact(c);
-            continue;
+        grouped_block::<X, L>(a, b, steps, plain, c, blk);
+    }
+}
+
+/// Block `blk` of a chain: on the plain path if the inputs (`plain`) and
+/// the block's accumulators pass the range checks, otherwise every
+/// instruction on the exact path.
+#[inline(always)]
+fn grouped_block<X: Instr, const L: u8>(
+    a: Win<'_, f32>,
+    b: Win<'_, f32>,
+    steps: usize,
+    plain: bool,
+    c: &mut [f32],
+    blk: usize,
+) {
+    let s = X::SPEC;
+    let plain = plain && c.iter().fold(true, |ok, &x| ok & acc_ok(x));
+    let exact = |c: &mut [f32]| {
+        for t in 0..steps {
+            exact_step::<X>(a, b, t, blk, c);
         }
-        // Blockings `W` lanes × `V` registers per row, `R` rows per pass.
-        // AVX-512: 32 registers of 16 lanes hold R·V accumulators, a
-        // tree's G·V registers of B and G broadcast factors.
-        if L >= AVX512 {
-            match (s.n, s.k, const { group_of::<X>() }) {
-                (32, 2, 2) => plain_block::<X, L, 2, 32, 2, 16, 2, 8>(a, b, steps, c, blk),
-                (32, 4, 2) => plain_block::<X, L, 2, 32, 4, 16, 2, 8>(a, b, steps, c, blk),
-                (16, 2, 2) => plain_block::<X, L, 2, 16, 2, 16, 1, 16>(a, b, steps, c, blk),
-                (16, 8, 2) => plain_block::<X, L, 2, 16, 8, 16, 1, 16>(a, b, steps, c, blk),
-                (4, 2, 2) => plain_block::<X, L, 2, 4, 2, 4, 1, 4>(a, b, steps, c, blk),
-                // 4 rows, not 8: 16 accumulators, 8 registers of B and 4
-                // factors spilled to the stack.
-                (32, 4, 4) => plain_block::<X, L, 4, 32, 4, 16, 2, 4>(a, b, steps, c, blk),
-                (32, 8, 4) => plain_block::<X, L, 4, 32, 8, 16, 2, 4>(a, b, steps, c, blk),
-                (16, 4, 4) => plain_block::<X, L, 4, 16, 4, 16, 1, 16>(a, b, steps, c, blk),
-                (16, 16, 4) => plain_block::<X, L, 4, 16, 16, 16, 1, 16>(a, b, steps, c, blk),
-                (4, 4, 4) => plain_block::<X, L, 4, 4, 4, 4, 1, 4>(a, b, steps, c, blk),
-                _ => exact(c),
-            }
-            continue;
-        }
+    };
+    if !plain {
+        exact(c);
+        return;
+    }
+    // Blockings `W` lanes × `V` registers per row, `R` rows per pass.
+    // AVX-512: 32 registers of 16 lanes hold R·V accumulators, a
+    // tree's G·V registers of B and G broadcast factors.
+    if L >= AVX512 {
         match (s.n, s.k, const { group_of::<X>() }) {
-            (32, 2, 2) => plain_block::<X, L, 2, 32, 2, 8, 4, 2>(a, b, steps, c, blk),
-            (32, 4, 2) => plain_block::<X, L, 2, 32, 4, 8, 4, 1>(a, b, steps, c, blk),
-            (16, 2, 2) => plain_block::<X, L, 2, 16, 2, 8, 2, 4>(a, b, steps, c, blk),
-            (16, 8, 2) => plain_block::<X, L, 2, 16, 8, 8, 2, 4>(a, b, steps, c, blk),
+            (32, 2, 2) => plain_block::<X, L, 2, 32, 2, 16, 2, 8>(a, b, steps, c, blk),
+            (32, 4, 2) => plain_block::<X, L, 2, 32, 4, 16, 2, 8>(a, b, steps, c, blk),
+            (16, 2, 2) => plain_block::<X, L, 2, 16, 2, 16, 1, 16>(a, b, steps, c, blk),
+            (16, 8, 2) => plain_block::<X, L, 2, 16, 8, 16, 1, 16>(a, b, steps, c, blk),
             (4, 2, 2) => plain_block::<X, L, 2, 4, 2, 4, 1, 4>(a, b, steps, c, blk),
-            (32, 4, 4) => plain_block::<X, L, 4, 32, 4, 8, 4, 2>(a, b, steps, c, blk),
-            (32, 8, 4) => plain_block::<X, L, 4, 32, 8, 8, 4, 1>(a, b, steps, c, blk),
-            (16, 4, 4) => plain_block::<X, L, 4, 16, 4, 8, 2, 4>(a, b, steps, c, blk),
-            (16, 16, 4) => plain_block::<X, L, 4, 16, 16, 8, 2, 4>(a, b, steps, c, blk),
+            // 4 rows, not 8: 16 accumulators, 8 registers of B and 4
+            // factors spilled to the stack.
+            (32, 4, 4) => plain_block::<X, L, 4, 32, 4, 16, 2, 4>(a, b, steps, c, blk),
+            (32, 8, 4) => plain_block::<X, L, 4, 32, 8, 16, 2, 4>(a, b, steps, c, blk),
+            (16, 4, 4) => plain_block::<X, L, 4, 16, 4, 16, 1, 16>(a, b, steps, c, blk),
+            (16, 16, 4) => plain_block::<X, L, 4, 16, 16, 16, 1, 16>(a, b, steps, c, blk),
             (4, 4, 4) => plain_block::<X, L, 4, 4, 4, 4, 1, 4>(a, b, steps, c, blk),
             _ => exact(c),
         }
+        return;
+    }
+    match (s.n, s.k, const { group_of::<X>() }) {
+        (32, 2, 2) => plain_block::<X, L, 2, 32, 2, 8, 4, 2>(a, b, steps, c, blk),
+        (32, 4, 2) => plain_block::<X, L, 2, 32, 4, 8, 4, 1>(a, b, steps, c, blk),
+        (16, 2, 2) => plain_block::<X, L, 2, 16, 2, 8, 2, 4>(a, b, steps, c, blk),
+        (16, 8, 2) => plain_block::<X, L, 2, 16, 8, 8, 2, 4>(a, b, steps, c, blk),
+        (4, 2, 2) => plain_block::<X, L, 2, 4, 2, 4, 1, 4>(a, b, steps, c, blk),
+        (32, 4, 4) => plain_block::<X, L, 4, 32, 4, 8, 4, 2>(a, b, steps, c, blk),
+        (32, 8, 4) => plain_block::<X, L, 4, 32, 8, 8, 4, 1>(a, b, steps, c, blk),
+        (16, 4, 4) => plain_block::<X, L, 4, 16, 4, 8, 2, 4>(a, b, steps, c, blk),
+        (16, 16, 4) => plain_block::<X, L, 4, 16, 16, 8, 2, 4>(a, b, steps, c, blk),
+        (4, 4, 4) => plain_block::<X, L, 4, 4, 4, 4, 1, 4>(a, b, steps, c, blk),
+        _ => exact(c),
     }
 }
 
