@@ -431,28 +431,62 @@ fn grouped_chain_body<X: Instr, const L: u8>(
     c: &mut [f32],
 ) {
     let s = X::SPEC;
-    // The 4x4 blocks, `NB` at a time where all of them take the plain
-    // path: one block's rows are too few to fill the pipeline, and a step
-    // of one block too short to pay for its own checks of the window.
-    const NB: usize = 2;
-    if (s.m, s.n) == (4, 4) && s.blocks % NB == 0 && plain {
-        for (g, c) in c.as_chunks_mut::<{ NB * 16 }>().0.iter_mut().enumerate() {
-            let ok = c.iter().fold(true, |ok, &x| ok & acc_ok(x));
-            match (ok, s.k, const { group_of::<X>() }) {
-                (true, 2, 2) => plain_rows::<2, 4, 2, 4, 1, 4, NB>(a, b, steps, c, g * NB, 0),
-                (true, 4, 4) => plain_rows::<4, 4, 4, 4, 1, 4, NB>(a, b, steps, c, g * NB, 0),
-                _ => {
-                    for (i, c) in c.as_chunks_mut::<16>().0.iter_mut().enumerate() {
-                        grouped_block::<X, L>(a, b, steps, plain, c, g * NB + i);
-                    }
-                }
-            }
+    // The 4x4 blocks, all on the plain path if all of them can take it:
+    // one block's rows are too few to fill the pipeline, and a step of one
+    // block too short to pay for its own checks of the window.
+    // (Every such builtin has 16 blocks, whole passes of 4 or 2.)
+    let whole = s.blocks % 4 == 0;
+    if (s.m, s.n) == (4, 4) && whole && plain && c.iter().fold(true, |ok, &x| ok & acc_ok(x)) {
+        match (s.k, const { group_of::<X>() }) {
+            (2, 2) => return plain_blocks4::<L, 2, 2>(a, b, steps, c),
+            (4, 4) => return plain_blocks4::<L, 4, 4>(a, b, steps, c),
+            _ => {}
         }
-        return;
     }
     for (blk, c) in c.chunks_exact_mut(s.m * s.n).enumerate() {
         grouped_block::<X, L>(a, b, steps, plain, c, blk);
     }
+}
+
+/// A 4x4 chain on the plain path, every block (`c`): with AVX2 or
+/// AVX-512 and fragments, a block in the lanes of a vector (`block4` of
+/// `grouped_avx512`, `grouped_avx2`), several blocks a pass; otherwise
+/// [`plain_rows`], two blocks side by side.
+#[inline(always)]
+fn plain_blocks4<const L: u8, const G: usize, const K: usize>(
+    a: Win<'_, f32>,
+    b: Win<'_, f32>,
+    steps: usize,
+    c: &mut [f32],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if L >= AVX2 && a.whole_blocks(4, K) && b.whole_blocks(K, 4) {
+        // 4 blocks a pass: 4 registers of C with AVX-512, 8 with AVX2.
+        for (i, c) in c.as_chunks_mut::<{ 4 * 16 }>().0.iter_mut().enumerate() {
+            #[cfg(test)]
+            BLOCK4_PASSES.set(BLOCK4_PASSES.get() + 1);
+            if L >= AVX512 {
+                // SAFETY: `L >= AVX512` only in the copy of `grouped_chain`
+                // compiled with AVX-512, which runs on CPUs that have it;
+                // the windows are whole blocks (checked above).
+                unsafe { super::grouped_avx512::block4::<G, K, 4>(a, b, steps, c, 4 * i) };
+            } else {
+                // SAFETY: as above, for AVX2 and FMA.
+                unsafe { super::grouped_avx2::block4::<G, K, 4>(a, b, steps, c, 4 * i) };
+            }
+        }
+        return;
+    }
+    for (i, c) in c.as_chunks_mut::<{ 2 * 16 }>().0.iter_mut().enumerate() {
+        plain_rows::<G, 4, K, 4, 1, 4, 2>(a, b, steps, c, 2 * i, 0);
+    }
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+std::thread_local! {
+    /// Passes of four 4×4 blocks that the AVX2 or AVX-512 chain took in
+    /// the lanes of vectors (`block4`) on this thread.
+    pub(super) static BLOCK4_PASSES: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
 }
 
 /// Block `blk` of a chain: on the plain path if the inputs (`plain`) and

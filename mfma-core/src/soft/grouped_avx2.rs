@@ -1,6 +1,6 @@
 //! The plain path of the f16/bf16 kernels (see `grouped::plain_rows`)
 //! written with AVX2 intrinsics, for rows of C that are whole 8-lane
-//! registers.
+//! registers and for 4×4 blocks in the lanes of two.
 //!
 //! The portable code states the same operations on `[f32; 8]` arrays, but
 //! for trees of four products LLVM's vectoriser packs the four products of
@@ -147,4 +147,88 @@ pub(super) unsafe fn widen_f16(from: &[half::f16], to: &mut [f32]) -> bool {
         half::f16::to_f32_flushed,
     );
     plain
+}
+
+/// `grouped_avx512::block4` with AVX2: `NB` 4×4 blocks of fragments from
+/// block `blk`, rows `2h` and `2h + 1` of a block in the lanes `4i + j` of
+/// its register `h`. A's column goes to a register's rows by a
+/// permutation of those rows' inputs, B's row by a 128-bit broadcast.
+///
+/// # Safety
+/// As [`plain_rows`]; `a` and `b` must be [`Win::whole_blocks`] of 4 × `K`
+/// and `K` × 4, and `K` 2 or 4.
+#[inline(always)]
+pub(super) unsafe fn block4<const G: usize, const K: usize, const NB: usize>(
+    a: Win<'_, f32>,
+    b: Win<'_, f32>,
+    steps: usize,
+    c: &mut [f32],
+    blk: usize,
+) {
+    debug_assert!((K == 2 || K == 4) && K.is_multiple_of(G));
+    let c = &mut c[..NB * 16];
+    // SAFETY: see `flush_in`; every pointer below addresses elements of a
+    // slice checked to hold them.
+    unsafe {
+        let set1 = _mm256_set1_epi32;
+        // Register h's lane 4i' + j reads input (2h + i')·K + kk of the
+        // block's A, at index `row[h] + kk` of the 8 inputs loaded for it
+        // (K = 4: rows 2h and 2h + 1; K = 2: all four rows).
+        let row = if K == 4 {
+            [_mm256_setr_epi32(0, 0, 0, 0, 4, 4, 4, 4); 2]
+        } else {
+            [
+                _mm256_setr_epi32(0, 0, 0, 0, 2, 2, 2, 2),
+                _mm256_setr_epi32(4, 4, 4, 4, 6, 6, 6, 6),
+            ]
+        };
+        let mut acc = [[_mm256_setzero_ps(); 2]; NB];
+        for (nb, acc) in acc.iter_mut().enumerate() {
+            for (h, acc) in acc.iter_mut().enumerate() {
+                *acc = flush_in(_mm256_loadu_ps(c[nb * 16 + 8 * h..][..8].as_ptr()));
+            }
+        }
+        for t in 0..steps {
+            // The blocks' A and B, 4·K inputs a block, one after another.
+            let (ar, br) = (a.row(t, blk, 0, NB * 4 * K), b.row(t, blk, 0, NB * 4 * K));
+            for (nb, acc) in acc.iter_mut().enumerate() {
+                let (ar, br) = (&ar[nb * 4 * K..], &br[nb * 4 * K..]);
+                let va = if K == 4 {
+                    [
+                        _mm256_loadu_ps(ar[..8].as_ptr()),
+                        _mm256_loadu_ps(ar[8..16].as_ptr()),
+                    ]
+                } else {
+                    [_mm256_loadu_ps(ar[..8].as_ptr()); 2]
+                };
+                for kk in (0..K).step_by(G) {
+                    let mut y = [_mm256_setzero_ps(); 4];
+                    for (q, y) in y.iter_mut().enumerate().take(G) {
+                        let y4 = _mm_loadu_ps(br[4 * (kk + q)..][..4].as_ptr());
+                        *y = _mm256_broadcast_ps(&y4);
+                    }
+                    for (h, acc) in acc.iter_mut().enumerate() {
+                        let mut x = [_mm256_setzero_ps(); 4];
+                        for (q, x) in x.iter_mut().enumerate().take(G) {
+                            let at = _mm256_add_epi32(row[h], set1((kk + q) as i32));
+                            *x = _mm256_permutevar8x32_ps(va[h], at);
+                        }
+                        let left = _mm256_mul_ps(x[0], y[0]);
+                        let mut tree = _mm256_fmadd_ps(x[1], y[1], left);
+                        if G == 4 {
+                            let right = _mm256_mul_ps(x[2], y[2]);
+                            let right = _mm256_fmadd_ps(x[3], y[3], right);
+                            tree = _mm256_add_ps(tree, right);
+                        }
+                        *acc = _mm256_add_ps(*acc, tree);
+                    }
+                }
+            }
+        }
+        for (nb, acc) in acc.iter().enumerate() {
+            for (h, &acc) in acc.iter().enumerate() {
+                _mm256_storeu_ps(c[nb * 16 + 8 * h..][..8].as_mut_ptr(), acc);
+            }
+        }
+    }
 }

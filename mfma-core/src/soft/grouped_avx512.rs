@@ -1,6 +1,7 @@
 //! The plain path of the f16/bf16 kernels (see `grouped::plain_rows`)
 //! written with AVX-512 intrinsics, for rows of C that are whole 16-lane
-//! registers, and the F16C widening of f16 inputs on 16 lanes.
+//! registers and for 4×4 blocks in the lanes of one, and the F16C
+//! widening of f16 inputs on 16 lanes.
 //!
 //! Every operation is the one the portable code performs, on the same
 //! values in the same order (mul, fma, mul, fma, add, add per tree), so
@@ -95,6 +96,91 @@ pub(super) unsafe fn plain_rows<
             for (v, &acc) in acc.iter().enumerate() {
                 _mm512_storeu_ps(c[r * N + v * 16..][..16].as_mut_ptr(), acc);
             }
+        }
+    }
+}
+
+/// `grouped::plain_rows` for `NB` 4×4 blocks of fragments from block
+/// `blk` (`grouped::plain_blocks4`), each block's 16 outputs in the lanes
+/// `4i + j` of one register (C's order): per tree of `G` k, each of A's
+/// columns goes to the lanes of its rows by one permutation of the
+/// block's `4·K` inputs, and each of B's rows to every row by a 128-bit
+/// broadcast. The operations per output are the portable tree's (mul,
+/// fma, mul, fma, add, add).
+///
+/// # Safety
+/// As [`plain_rows`]; `a` and `b` must be [`Win::whole_blocks`] of 4 × `K`
+/// and `K` × 4, and `K` 2 or 4.
+#[inline(always)]
+pub(super) unsafe fn block4<const G: usize, const K: usize, const NB: usize>(
+    a: Win<'_, f32>,
+    b: Win<'_, f32>,
+    steps: usize,
+    c: &mut [f32],
+    blk: usize,
+) {
+    debug_assert!((K == 2 || K == 4) && K.is_multiple_of(G));
+    let c = &mut c[..NB * 16];
+    // SAFETY: see `flush_in`; every pointer below addresses elements of a
+    // slice checked to hold them.
+    unsafe {
+        let set1 = _mm512_set1_epi32;
+        let k = K as i32;
+        // Lane 4i + j reads A's i·K + kk.
+        let row = _mm512_setr_epi32(
+            0,
+            0,
+            0,
+            0,
+            k,
+            k,
+            k,
+            k,
+            2 * k,
+            2 * k,
+            2 * k,
+            2 * k,
+            3 * k,
+            3 * k,
+            3 * k,
+            3 * k,
+        );
+        let mut acc = [_mm512_setzero_ps(); NB];
+        for (nb, acc) in acc.iter_mut().enumerate() {
+            *acc = flush_in(_mm512_loadu_ps(c[nb * 16..][..16].as_ptr()));
+        }
+        for t in 0..steps {
+            // The blocks' A and B, 4·K inputs a block, one after another.
+            let (ar, br) = (a.row(t, blk, 0, NB * 4 * K), b.row(t, blk, 0, NB * 4 * K));
+            for (nb, acc) in acc.iter_mut().enumerate() {
+                let (ar, br) = (&ar[nb * 4 * K..], &br[nb * 4 * K..]);
+                let va = if K == 4 {
+                    _mm512_loadu_ps(ar[..16].as_ptr())
+                } else {
+                    _mm512_castps256_ps512(_mm256_loadu_ps(ar[..8].as_ptr()))
+                };
+                for kk in (0..K).step_by(G) {
+                    let mut x = [_mm512_setzero_ps(); 4];
+                    let mut y = [_mm512_setzero_ps(); 4];
+                    for q in 0..G {
+                        let at = _mm512_add_epi32(row, set1((kk + q) as i32));
+                        x[q] = _mm512_permutexvar_ps(at, va);
+                        let y4 = _mm_loadu_ps(br[4 * (kk + q)..][..4].as_ptr());
+                        y[q] = _mm512_broadcast_f32x4(y4);
+                    }
+                    let left = _mm512_mul_ps(x[0], y[0]);
+                    let mut tree = _mm512_fmadd_ps(x[1], y[1], left);
+                    if G == 4 {
+                        let right = _mm512_mul_ps(x[2], y[2]);
+                        let right = _mm512_fmadd_ps(x[3], y[3], right);
+                        tree = _mm512_add_ps(tree, right);
+                    }
+                    *acc = _mm512_add_ps(*acc, tree);
+                }
+            }
+        }
+        for (nb, &acc) in acc.iter().enumerate() {
+            _mm512_storeu_ps(c[nb * 16..][..16].as_mut_ptr(), acc);
         }
     }
 }

@@ -606,6 +606,19 @@ mod tests {
     use mfma_spec::ElemType;
     use mfma_spec::Modifiers;
 
+    /// Runs `f(copy)` under the AVX2 and the AVX-512 kernels, those the CPU has,
+    /// saying which it skipped.
+    #[cfg(target_arch = "x86_64")]
+    fn each_simd_copy(mut f: impl FnMut(Kernels)) {
+        for copy in [Kernels::Avx2, Kernels::Avx512] {
+            if Kernels::available() < copy {
+                std::println!("skipped: the {} kernels (this CPU lacks them)", copy.name());
+                continue;
+            }
+            with_kernels(copy, || f(copy));
+        }
+    }
+
     /// A small xorshift: enough to spread bit patterns, no dependency.
     struct Bits(u64);
     impl Bits {
@@ -751,7 +764,21 @@ mod tests {
         Sparse(i32, i32),
     }
 
+    /// A chain's operands: `len` fragments of A and of B.
+    type Operands<X> = (std::vec::Vec<FragA<X>>, std::vec::Vec<FragB<X>>);
+
     impl Bits {
+        /// `len` fragments of A and of B, every input from `src`.
+        fn fragments<X: Instr>(&mut self, len: usize, src: Source) -> Operands<X> {
+            let a = (0..len)
+                .map(|_| FragA::<X>::from_fn(|_, _, _| self.from(src)))
+                .collect();
+            let b = (0..len)
+                .map(|_| FragB::<X>::from_fn(|_, _, _| self.from(src)))
+                .collect();
+            (a, b)
+        }
+
         fn from<T: Element>(&mut self, src: Source) -> T {
             match src {
                 Source::Mixed => self.elem(),
@@ -816,12 +843,7 @@ mod tests {
         fn visit<X: Instr>(self) {
             let mut rng = Bits(0x2545_f491_4f6c_dd1d ^ X::SPEC.name.len() as u64);
             for len in [1, 2, 3, 8, 17, 33] {
-                let a: std::vec::Vec<FragA<X>> = (0..len)
-                    .map(|_| FragA::<X>::from_fn(|_, _, _| rng.from(self.inputs)))
-                    .collect();
-                let b: std::vec::Vec<FragB<X>> = (0..len)
-                    .map(|_| FragB::<X>::from_fn(|_, _, _| rng.from(self.inputs)))
-                    .collect();
+                let (a, b) = rng.fragments::<X>(len, self.inputs);
                 let c = Acc::<X>::from_fn(|_, _, _| rng.from(self.acc));
                 let mut chained = c;
                 crate::execute_chain_into::<X, 0, 0, 0>(&a, &b, &mut chained);
@@ -1085,65 +1107,59 @@ mod tests {
     fn narrow_fp8_groups_take_the_integer_dot_product() {
         use super::fused::{DOT_DIRECT, DOT_GROUPS};
         use crate::cdna3::{f32_16x16x32_bf8_fp8, f32_32x32x16_fp8_fp8};
-        for copy in [Kernels::Avx2, Kernels::Avx512] {
-            if Kernels::available() < copy {
-                std::println!("skipped: no {} copy on this CPU", copy.name());
-                continue;
+        each_simd_copy(|copy| {
+            let (inputs, acc) = (Source::Scaled(-3, 1), Source::Scaled(-12, 8));
+            let (before, direct) = (DOT_GROUPS.get(), DOT_DIRECT.get());
+            ChainIsTheLoop { inputs, acc }.visit::<f32_32x32x16_fp8_fp8>();
+            PanelsAreTheLoop { inputs, acc }.visit::<f32_32x32x16_fp8_fp8>();
+            let wide = DOT_GROUPS.get();
+            // Both steps: the direct one (vectors of 16 outputs whose
+            // accumulators lie on the products' grid) and pass 1's.
+            let direct = DOT_DIRECT.get() - direct;
+            std::println!(
+                "{}: {direct} of {} vectors direct",
+                copy.name(),
+                2 * (wide - before)
+            );
+            assert!(
+                direct > 0 && direct < 2 * (wide - before),
+                "{}",
+                copy.name()
+            );
+            ChainIsTheLoop { inputs, acc }.visit::<f32_16x16x32_bf8_fp8>();
+            // Chains of 1 + 2 + 3 + 8 + 17 + 33 and 1 + 2 + 5 + 16
+            // steps, 32 rows of one group each; 16 rows of two groups.
+            assert_eq!(wide - before, (64 + 24) * 32, "{}", copy.name());
+            assert_eq!(DOT_GROUPS.get() - wide, 64 * 16 * 2, "{}", copy.name());
+            // Rows about as wide as the path allows (fp8: 2^-6..2^5 is
+            // 13 binades a side with its fraction bits, bf8 2^-8..2^5
+            // 14): some groups take it, some are refused, and some
+            // refused ones do truncate a product.
+            for inputs in [Source::Scaled(-6, 4), Source::Scaled(-8, 4)] {
+                let before = DOT_GROUPS.get();
+                ChainIsTheLoop { inputs, acc }.visit::<f32_32x32x16_fp8_fp8>();
+                ChainIsTheLoop { inputs, acc }.visit::<f32_16x16x32_bf8_fp8>();
+                let taken = DOT_GROUPS.get() - before;
+                assert!(
+                    taken > 0 && taken < 64 * (32 + 32),
+                    "{taken} rows of groups taken"
+                );
             }
-            with_kernels(copy, || {
-                let (inputs, acc) = (Source::Scaled(-3, 1), Source::Scaled(-12, 8));
-                let (before, direct) = (DOT_GROUPS.get(), DOT_DIRECT.get());
+            // 9 in 16 inputs zero: outputs with no nonzero product in
+            // rows that take the path (3 % of them: 0.81^16), beside
+            // accumulators of every kind (tiny ones are where such an
+            // output's largest exponent, far below any real one,
+            // matters: it must leave `c` as it is).
+            let before = DOT_GROUPS.get();
+            for acc in [Source::Mixed, Source::Scaled(-90, -40)] {
+                let inputs = Source::Sparse(-3, 1);
                 ChainIsTheLoop { inputs, acc }.visit::<f32_32x32x16_fp8_fp8>();
                 PanelsAreTheLoop { inputs, acc }.visit::<f32_32x32x16_fp8_fp8>();
-                let wide = DOT_GROUPS.get();
-                // Both steps: the direct one (vectors of 16 outputs whose
-                // accumulators lie on the products' grid) and pass 1's.
-                let direct = DOT_DIRECT.get() - direct;
-                std::println!(
-                    "{}: {direct} of {} vectors direct",
-                    copy.name(),
-                    2 * (wide - before)
-                );
-                assert!(
-                    direct > 0 && direct < 2 * (wide - before),
-                    "{}",
-                    copy.name()
-                );
-                ChainIsTheLoop { inputs, acc }.visit::<f32_16x16x32_bf8_fp8>();
-                // Chains of 1 + 2 + 3 + 8 + 17 + 33 and 1 + 2 + 5 + 16
-                // steps, 32 rows of one group each; 16 rows of two groups.
-                assert_eq!(wide - before, (64 + 24) * 32, "{}", copy.name());
-                assert_eq!(DOT_GROUPS.get() - wide, 64 * 16 * 2, "{}", copy.name());
-                // Rows about as wide as the path allows (fp8: 2^-6..2^5 is
-                // 13 binades a side with its fraction bits, bf8 2^-8..2^5
-                // 14): some groups take it, some are refused, and some
-                // refused ones do truncate a product.
-                for inputs in [Source::Scaled(-6, 4), Source::Scaled(-8, 4)] {
-                    let before = DOT_GROUPS.get();
-                    ChainIsTheLoop { inputs, acc }.visit::<f32_32x32x16_fp8_fp8>();
-                    ChainIsTheLoop { inputs, acc }.visit::<f32_16x16x32_bf8_fp8>();
-                    let taken = DOT_GROUPS.get() - before;
-                    assert!(
-                        taken > 0 && taken < 64 * (32 + 32),
-                        "{taken} rows of groups taken"
-                    );
-                }
-                // 9 in 16 inputs zero: outputs with no nonzero product in
-                // rows that take the path (3 % of them: 0.81^16), beside
-                // accumulators of every kind (tiny ones are where such an
-                // output's largest exponent, far below any real one,
-                // matters: it must leave `c` as it is).
-                let before = DOT_GROUPS.get();
-                for acc in [Source::Mixed, Source::Scaled(-90, -40)] {
-                    let inputs = Source::Sparse(-3, 1);
-                    ChainIsTheLoop { inputs, acc }.visit::<f32_32x32x16_fp8_fp8>();
-                    PanelsAreTheLoop { inputs, acc }.visit::<f32_32x32x16_fp8_fp8>();
-                }
-                // Of 2 × (64 + 24) × 32 rows of groups, all but those with a
-                // column or row of zeros (or too wide) take it.
-                assert!(DOT_GROUPS.get() - before > 2 * 64 * 32, "{}", copy.name());
-            });
-        }
+            }
+            // Of 2 × (64 + 24) × 32 rows of groups, all but those with a
+            // column or row of zeros (or too wide) take it.
+            assert!(DOT_GROUPS.get() - before > 2 * 64 * 32, "{}", copy.name());
+        });
     }
 
     /// In the AVX2 and AVX-512 chains (those the CPU has), four rows at a
@@ -1156,13 +1172,7 @@ mod tests {
     #[test]
     #[cfg(target_arch = "x86_64")]
     fn four_rows_take_pass_1_in_bytes() {
-        for copy in [Kernels::Avx2, Kernels::Avx512] {
-            if Kernels::available() < copy {
-                std::println!("skipped: the {} kernels (this CPU lacks them)", copy.name());
-                continue;
-            }
-            with_kernels(copy, four_rows_in_bytes);
-        }
+        each_simd_copy(|_| four_rows_in_bytes());
     }
 
     /// [`four_rows_take_pass_1_in_bytes`] in the copy of the thread's
@@ -1248,12 +1258,7 @@ mod tests {
             fn visit<X: Instr>(self) {
                 let mut rng = Bits(0x4a4a_0404 ^ X::SPEC.name.len() as u64);
                 let len = 9;
-                let a: std::vec::Vec<FragA<X>> = (0..len)
-                    .map(|_| FragA::<X>::from_fn(|_, _, _| rng.from(self.0)))
-                    .collect();
-                let b: std::vec::Vec<FragB<X>> = (0..len)
-                    .map(|_| FragB::<X>::from_fn(|_, _, _| rng.from(self.0)))
-                    .collect();
+                let (a, b) = rng.fragments::<X>(len, self.0);
                 let c = Acc::<X>::from_fn(|_, _, _| rng.from(Source::Mixed));
                 let mut chained = c;
                 let before = BLOCK4_STEPS.get();
@@ -1263,16 +1268,42 @@ mod tests {
                 assert_same_bits(&chained, &the_loop(&a, &b, c), X::SPEC.name);
             }
         }
-        for copy in [Kernels::Avx2, Kernels::Avx512] {
-            if Kernels::available() < copy {
-                std::println!("skipped: the {} kernels (this CPU lacks them)", copy.name());
-                continue;
+        each_simd_copy(|_| {
+            Taken(Source::Scaled(-24, 14)).visit::<f32_4x4x4f16>();
+            Taken(Source::Scaled(-31, 30)).visit::<f32_4x4x4bf16_1k>();
+        });
+    }
+
+    /// In the AVX2 and AVX-512 chains (those the CPU has), CDNA2's 4×4
+    /// f16 and bf16 chains on the plain path take their blocks in the
+    /// lanes of vectors (`grouped_avx512::block4`, `grouped_avx2::block4`),
+    /// four a pass, and are the loop of the exact instruction.
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn cdna2_four_by_four_blocks_take_the_lanes_of_a_vector() {
+        use super::grouped::BLOCK4_PASSES;
+        use crate::cdna2::{f32_4x4x2bf16, f32_4x4x4bf16_1k, f32_4x4x4f16};
+        struct Taken;
+        impl Visit for Taken {
+            type Output = ();
+            fn visit<X: Instr>(self) {
+                let mut rng = Bits(0x4a4a_0202 ^ X::SPEC.name.len() as u64);
+                let len = 9;
+                let (a, b) = rng.fragments::<X>(len, Source::Scaled(-12, 12));
+                let c = Acc::<X>::from_fn(|_, _, _| rng.from(Source::Scaled(-20, 20)));
+                let mut chained = c;
+                let before = BLOCK4_PASSES.get();
+                crate::execute_chain_into::<X, 0, 0, 0>(&a, &b, &mut chained);
+                let taken = BLOCK4_PASSES.get() - before;
+                assert_eq!(taken, X::SPEC.blocks / 4, "{}", X::SPEC.name);
+                assert_same_bits(&chained, &the_loop(&a, &b, c), X::SPEC.name);
             }
-            with_kernels(copy, || {
-                Taken(Source::Scaled(-24, 14)).visit::<f32_4x4x4f16>();
-                Taken(Source::Scaled(-31, 30)).visit::<f32_4x4x4bf16_1k>();
-            });
         }
+        each_simd_copy(|_| {
+            Taken.visit::<f32_4x4x4f16>();
+            Taken.visit::<f32_4x4x2bf16>();
+            Taken.visit::<f32_4x4x4bf16_1k>();
+        });
     }
 
     /// Chains that share A, as the waves of a workgroup row do one after
