@@ -464,7 +464,7 @@ fn plain_blocks4<const L: u8, const G: usize, const K: usize>(
         // 4 blocks a pass: 4 registers of C with AVX-512, 8 with AVX2.
         for (i, c) in c.as_chunks_mut::<{ 4 * 16 }>().0.iter_mut().enumerate() {
             #[cfg(test)]
-            BLOCK4_PASSES.set(BLOCK4_PASSES.get() + 1);
+            super::count_block4_pass();
             if L >= AVX512 {
                 // SAFETY: `L >= AVX512` only in the copy of `grouped_chain`
                 // compiled with AVX-512, which runs on CPUs that have it;
@@ -480,13 +480,6 @@ fn plain_blocks4<const L: u8, const G: usize, const K: usize>(
     for (i, c) in c.as_chunks_mut::<{ 2 * 16 }>().0.iter_mut().enumerate() {
         plain_rows::<G, 4, K, 4, 1, 4, 2>(a, b, steps, c, 2 * i, 0);
     }
-}
-
-#[cfg(all(test, target_arch = "x86_64"))]
-std::thread_local! {
-    /// Passes of four 4×4 blocks that the AVX2 or AVX-512 chain took in
-    /// the lanes of vectors (`block4`) on this thread.
-    pub(super) static BLOCK4_PASSES: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
 }
 
 /// Block `blk` of a chain: on the plain path if the inputs (`plain`) and

@@ -158,6 +158,32 @@ fn wrapping_chain_body<X: Instr, const L: u8>(
     c: &mut [i32],
 ) {
     let s = X::SPEC;
+    // The 4x4 blocks of fragments, 4 at a time, each in the lanes of a
+    // vector (AVX-512) or two (AVX2): per block and step, a row's 4 outputs
+    // in a register of their own took 4 rows' broadcasts and checks of the
+    // window.
+    #[cfg(target_arch = "x86_64")]
+    if L >= AVX2
+        && (s.m, s.n, s.k) == (4, 4, 4)
+        && s.blocks.is_multiple_of(4)
+        && a.whole_blocks(4, 4)
+        && b.whole_blocks(4, 4)
+    {
+        for (i, c) in c.as_chunks_mut::<{ 4 * 16 }>().0.iter_mut().enumerate() {
+            #[cfg(test)]
+            super::count_block4_pass();
+            if L >= AVX512 {
+                // SAFETY: `L >= AVX512` only in the copy of `wrapping_chain`
+                // compiled with AVX-512 (VNNI, VL), which runs on CPUs that
+                // have it; the windows are whole blocks (checked above).
+                unsafe { super::int_avx512::block4::<4>(a, b, steps, c, 4 * i) };
+            } else {
+                // SAFETY: as above, for AVX2.
+                unsafe { super::int_avx2::block4::<4>(a, b, steps, c, 4 * i) };
+            }
+        }
+        return;
+    }
     for (blk, c) in c.chunks_exact_mut(s.m * s.n).enumerate() {
         // AVX-512: whole blocks of 16 or 32 columns, 8 rows at a time, with
         // `vpdpbusd` (four k an instruction: every such i8 builtin's K is a

@@ -1,5 +1,5 @@
 //! The i8 chain (see `int::wrapping_rows`) with `vpmaddwd`, for blocks of
-//! C of 16 or 32 columns.
+//! C of 16 or 32 columns, and for 4×4 blocks ([`block4`]).
 //!
 //! `vpmaddwd` multiplies i16 lanes and adds adjacent products into i32:
 //! with B's rows k and k+1 interleaved and A's pair `(a_k, a_k+1)` in every
@@ -123,6 +123,67 @@ pub(super) unsafe fn wrapping_block<const N: usize, const H: usize, const R: usi
                         }
                     }
                 }
+            }
+        }
+    }
+}
+
+/// `int_avx512::block4` with `vpmaddwd`: `NB` 4×4×4 blocks of fragments
+/// from block `blk`, rows `2r` and `2r + 1` of a block in the lanes
+/// `4i + j` of its register `r`. A's pair `(a_i,kk, a_i,kk+1)` goes to
+/// row i's lanes by a permutation of the block's 8 pairs, B's pairs
+/// `(b_kk,j, b_kk+1,j)` to every row by a 128-bit broadcast.
+///
+/// # Safety
+/// The CPU must have AVX2, and the caller must be compiled with it; `a`
+/// and `b` must be [`Win::whole_blocks`] of 4 × 4.
+#[inline(always)]
+pub(super) unsafe fn block4<const NB: usize>(
+    a: Win<'_, i16>,
+    b: Win<'_, i16>,
+    steps: usize,
+    c: &mut [i32],
+    blk: usize,
+) {
+    let c = &mut c[..NB * 16];
+    // SAFETY: see above; every load and store addresses elements of a
+    // slice checked to hold them.
+    unsafe {
+        // Register r's lane 4i' + j reads A's pair 2(2r + i') + h.
+        let row = [
+            _mm256_setr_epi32(0, 0, 0, 0, 2, 2, 2, 2),
+            _mm256_setr_epi32(4, 4, 4, 4, 6, 6, 6, 6),
+        ];
+        let mut acc = [[_mm256_setzero_si256(); 2]; NB];
+        for (nb, acc) in acc.iter_mut().enumerate() {
+            for (r, acc) in acc.iter_mut().enumerate() {
+                *acc = _mm256_loadu_si256(c[nb * 16 + 8 * r..][..8].as_ptr().cast());
+            }
+        }
+        for t in 0..steps {
+            // The blocks' A and B, 16 inputs a block, one after another.
+            let (ar, br) = (a.row(t, blk, 0, NB * 16), b.row(t, blk, 0, NB * 16));
+            for (nb, acc) in acc.iter_mut().enumerate() {
+                let va = _mm256_loadu_si256(ar[nb * 16..][..16].as_ptr().cast());
+                // B's rows 2h and 2h + 1 interleaved in 128-bit lane h.
+                let vb = _mm256_loadu_si256(br[nb * 16..][..16].as_ptr().cast());
+                let pairs = _mm256_unpacklo_epi16(vb, _mm256_srli_si256::<8>(vb));
+                let y = [
+                    _mm256_permute2x128_si256::<0x00>(pairs, pairs),
+                    _mm256_permute2x128_si256::<0x11>(pairs, pairs),
+                ];
+                for (h, y) in y.into_iter().enumerate() {
+                    for (r, acc) in acc.iter_mut().enumerate() {
+                        let at = _mm256_add_epi32(row[r], _mm256_set1_epi32(h as i32));
+                        let x = _mm256_permutevar8x32_epi32(va, at);
+                        *acc = _mm256_add_epi32(*acc, _mm256_madd_epi16(x, y));
+                    }
+                }
+            }
+        }
+        for (nb, acc) in acc.iter().enumerate() {
+            for (r, &acc) in acc.iter().enumerate() {
+                _mm256_storeu_si256(c[nb * 16 + 8 * r..][..8].as_mut_ptr().cast(), acc);
             }
         }
     }

@@ -1,5 +1,6 @@
 //! The i8 chain (see `int::wrapping_rows`) with AVX-512 VNNI's `vpdpbusd`,
-//! for blocks of C of 16 or 32 columns and a multiple of 8 rows.
+//! for blocks of C of 16 or 32 columns and a multiple of 8 rows, and with
+//! its `vpdpwssd` for 4×4 blocks ([`block4`]).
 //!
 //! `vpdpbusd` multiplies unsigned bytes by signed bytes and adds each group
 //! of four products, and the accumulator, into an i32 lane, wrapping: with
@@ -205,6 +206,63 @@ pub(super) unsafe fn wrapping_block<const N: usize, const V: usize>(
                     }
                 }
             }
+        }
+    }
+}
+
+/// `NB` 4×4×4 blocks of fragments from block `blk` (`int::wrapping_chain`),
+/// each block's 16 outputs in the lanes `4i + j` of one register (C's
+/// order), with `vpdpwssd` (pairs of i16, two k an instruction): A's pair
+/// `(a_i,kk, a_i,kk+1)` goes to row i's lanes by one permutation of the
+/// block's 8 pairs, and B's pairs `(b_kk,j, b_kk+1,j)`, interleaved from
+/// its rows, to every row by a 128-bit broadcast. Each pair's sum is exact
+/// (`|a·b| <= 2^14`) and wrap-around addition is associative.
+///
+/// # Safety
+/// The CPU must have AVX-512 F, BW, VL and VNNI, and the caller must be
+/// compiled with them; `a` and `b` must be [`Win::whole_blocks`] of 4 × 4.
+#[inline(always)]
+pub(super) unsafe fn block4<const NB: usize>(
+    a: Win<'_, i16>,
+    b: Win<'_, i16>,
+    steps: usize,
+    c: &mut [i32],
+    blk: usize,
+) {
+    let c = &mut c[..NB * 16];
+    // SAFETY: see above; every load and store addresses elements of a
+    // slice checked to hold them.
+    unsafe {
+        // Lane 4i + j reads A's pair 2i + h (its i32 lane).
+        let row = _mm512_setr_epi32(0, 0, 0, 0, 2, 2, 2, 2, 4, 4, 4, 4, 6, 6, 6, 6);
+        let mut acc = [_mm512_setzero_si512(); NB];
+        for (nb, acc) in acc.iter_mut().enumerate() {
+            *acc = _mm512_loadu_si512(c[nb * 16..][..16].as_ptr().cast());
+        }
+        for t in 0..steps {
+            // The blocks' A and B, 16 inputs a block, one after another.
+            let (ar, br) = (a.row(t, blk, 0, NB * 16), b.row(t, blk, 0, NB * 16));
+            for (nb, acc) in acc.iter_mut().enumerate() {
+                let va = _mm256_loadu_si256(ar[nb * 16..][..16].as_ptr().cast());
+                let va = _mm512_castsi256_si512(va);
+                // B's rows 2h and 2h + 1 interleaved in 128-bit lane h.
+                let vb = _mm256_loadu_si256(br[nb * 16..][..16].as_ptr().cast());
+                let pairs = _mm256_unpacklo_epi16(vb, _mm256_srli_si256::<8>(vb));
+                let y = [
+                    _mm512_broadcast_i32x4(_mm256_castsi256_si128(pairs)),
+                    _mm512_broadcast_i32x4(_mm256_extracti128_si256::<1>(pairs)),
+                ];
+                for (h, y) in y.into_iter().enumerate() {
+                    let x = _mm512_permutexvar_epi32(
+                        _mm512_add_epi32(row, _mm512_set1_epi32(h as i32)),
+                        va,
+                    );
+                    *acc = _mm512_dpwssd_epi32(*acc, x, y);
+                }
+            }
+        }
+        for (nb, &acc) in acc.iter().enumerate() {
+            _mm512_storeu_si512(c[nb * 16..][..16].as_mut_ptr().cast(), acc);
         }
     }
 }

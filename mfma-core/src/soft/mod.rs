@@ -599,6 +599,20 @@ pub(crate) fn each_copy(mut f: impl FnMut(Kernels)) {
     }
 }
 
+#[cfg(all(test, target_arch = "x86_64"))]
+std::thread_local! {
+    /// Passes of four 4×4 blocks of CDNA2's f16/bf16 and of i8 that the
+    /// AVX2 or AVX-512 chain took in the lanes of vectors (`block4` of
+    /// `grouped_*` and `int_*`) on this thread.
+    static BLOCK4_PASSES: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
+}
+
+/// Counts a pass of [`BLOCK4_PASSES`].
+#[cfg(all(test, target_arch = "x86_64"))]
+fn count_block4_pass() {
+    BLOCK4_PASSES.set(BLOCK4_PASSES.get() + 1);
+}
+
 #[cfg(test)]
 mod tests {
     use super::{each_copy, with_kernels, Kernels};
@@ -1275,22 +1289,24 @@ mod tests {
     }
 
     /// In the AVX2 and AVX-512 chains (those the CPU has), CDNA2's 4×4
-    /// f16 and bf16 chains on the plain path take their blocks in the
-    /// lanes of vectors (`grouped_avx512::block4`, `grouped_avx2::block4`),
-    /// four a pass, and are the loop of the exact instruction.
+    /// f16 and bf16 chains on the plain path, and both architectures' 4×4
+    /// i8 chains, take their blocks in the lanes of vectors (`block4` of
+    /// `grouped_avx512`, `grouped_avx2`, `int_avx512`, `int_avx2`), four a
+    /// pass, and are the loop of the exact instruction.
     #[test]
     #[cfg(target_arch = "x86_64")]
-    fn cdna2_four_by_four_blocks_take_the_lanes_of_a_vector() {
-        use super::grouped::BLOCK4_PASSES;
-        use crate::cdna2::{f32_4x4x2bf16, f32_4x4x4bf16_1k, f32_4x4x4f16};
-        struct Taken;
+    fn four_by_four_blocks_of_cdna2_trees_and_i8_take_the_lanes_of_a_vector() {
+        use super::BLOCK4_PASSES;
+        use crate::cdna2::{f32_4x4x2bf16, f32_4x4x4bf16_1k, f32_4x4x4f16, i32_4x4x4i8};
+        #[derive(Clone, Copy)]
+        struct Taken(Source, Source);
         impl Visit for Taken {
             type Output = ();
             fn visit<X: Instr>(self) {
                 let mut rng = Bits(0x4a4a_0202 ^ X::SPEC.name.len() as u64);
                 let len = 9;
-                let (a, b) = rng.fragments::<X>(len, Source::Scaled(-12, 12));
-                let c = Acc::<X>::from_fn(|_, _, _| rng.from(Source::Scaled(-20, 20)));
+                let (a, b) = rng.fragments::<X>(len, self.0);
+                let c = Acc::<X>::from_fn(|_, _, _| rng.from(self.1));
                 let mut chained = c;
                 let before = BLOCK4_PASSES.get();
                 crate::execute_chain_into::<X, 0, 0, 0>(&a, &b, &mut chained);
@@ -1299,10 +1315,16 @@ mod tests {
                 assert_same_bits(&chained, &the_loop(&a, &b, c), X::SPEC.name);
             }
         }
+        // Inputs and accumulators the plain path of the trees takes; i8's
+        // any bits.
+        let plain = Taken(Source::Scaled(-12, 12), Source::Scaled(-20, 20));
+        let any = Taken(Source::Mixed, Source::Mixed);
         each_simd_copy(|_| {
-            Taken.visit::<f32_4x4x4f16>();
-            Taken.visit::<f32_4x4x2bf16>();
-            Taken.visit::<f32_4x4x4bf16_1k>();
+            plain.visit::<f32_4x4x4f16>();
+            plain.visit::<f32_4x4x2bf16>();
+            plain.visit::<f32_4x4x4bf16_1k>();
+            any.visit::<i32_4x4x4i8>();
+            any.visit::<crate::cdna3::i32_4x4x4i8>();
         });
     }
 
