@@ -148,22 +148,31 @@ macro_rules! eight_bit_input {
                 VALUES[usize::from(self.to_bits())]
             }
 
-            /// From a table of all 256 packed words per shift: packing a
-            /// panel is then one gather a vector, where decoding the value
-            /// and packing it took about 20 operations more.
+            /// On the byte, without branches or a table (a table took a
+            /// gather a vector, the widening of a chain's fragments about
+            /// a third of its time): the exponent field `ef`, the
+            /// significand `m` as 11 bits (the hidden bit where `ef > 0`),
+            /// the exponent `max(ef, 1) − bias`; zero and the one NaN
+            /// (0x80) set apart. `packing_is_decoding` checks every byte.
+            /// (With AVX2 on a Zen 5 the table's gathers were 10 % faster.)
             #[inline(always)]
             fn packed(self, shift: u32) -> Packed {
-                static PACKED: [[Packed; 256]; 2] = {
-                    let (mut t, mut i) = ([[0; 256]; 2], 0);
-                    while i < 256 {
-                        let v = $t::from_bits(i as u8).to_f32();
-                        t[0][i] = pack_value(v, $t::TYPE.min_exp(), 1);
-                        t[1][i] = pack_value(v, $t::TYPE.min_exp(), 3);
-                        i += 1;
-                    }
-                    t
-                };
-                PACKED[usize::from(shift == 3)][usize::from(self.to_bits())]
+                const M: u32 = $t::TYPE.fraction_bits() as u32;
+                // 1 − bias.
+                const E_SUB: i32 = $t::TYPE.min_exp();
+                let b = u32::from(self.to_bits());
+                let mag = b & 0x7f;
+                let ef = mag >> M;
+                let hidden = u32::from(ef != 0) << M;
+                let m = (mag & ((1 << M) - 1) | hidden) << (10 - M);
+                let e = ef.max(1) as i32 + E_SUB - 1;
+                let finite = (b & 0x80) << 24 | ((e + E_BIAS) as u32) << 16 | m << shift;
+                // Zero is 0, the one NaN (0x80) NAN_BIT (0x80 << 8).
+                if mag == 0 {
+                    b << 8
+                } else {
+                    finite
+                }
             }
         }
     )*};
