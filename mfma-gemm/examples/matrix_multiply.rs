@@ -18,7 +18,8 @@
 //! and the same with `threads=all` (`threads=N` under `--threads N`); f16,
 //! bf16, fp8 and i8 are measured against sgemm, i8 in ops/s. A dtype is
 //! the builtin's input type, with `_1k` for CDNA2's bf16_1k family and
-//! `_cdna3` for CDNA3's builtins. matrixmultiply runs its AVX-512 kernels
+//! `_cdna3` for CDNA3's builtins, and the builtin's shape after that for a
+//! family's second policy (`f16_cdna3_16x16x16`). matrixmultiply runs its AVX-512 kernels
 //! on a CPU with AVX-512F; built with `--no-default-features` (no
 //! `baseline-avx512`) it runs its AVX2 ones, so that
 //! `MFMA_KERNELS=avx2` on an AVX-512 machine times both sides as an
@@ -550,11 +551,26 @@ mod compare {
         Dgemm,
     }
 
-    /// The type label of an MFMA builtin: its input type; on the first
+    /// The type label of an MFMA policy: its family's ([`family`]) for the
+    /// family's first policy in the catalog, the one the targets name;
+    /// with the builtin's shape after it for the others
+    /// (`f16_cdna3_16x16x16`).
+    fn dtype(e: &Entry) -> Option<String> {
+        let (x, label) = (e.builtin?, family(e)?);
+        let first = mfma_gemm::catalog::POLICIES
+            .iter()
+            .find(|p| family(p).as_deref() == Some(&label));
+        Some(match first {
+            Some(first) if first.name != e.name => format!("{label}_{}x{}x{}", x.m, x.n, x.k),
+            _ => label,
+        })
+    }
+
+    /// The family label of an MFMA builtin: its input type; on the first
     /// architecture of the spec (CDNA2) `_1k` kept apart (its bf16 builtins
     /// with and without it are different families), on the others the
     /// architecture's name instead (`bf16_cdna3`: all its bf16 are `_1k`).
-    fn dtype(e: &Entry) -> Option<String> {
+    fn family(e: &Entry) -> Option<String> {
         let x = e.builtin?;
         let base = mfma_core::spec::ARCHS.first().map(|a| a.name);
         let suffix = if Some(x.arch) != base {

@@ -370,7 +370,16 @@ pub fn check_device(
 ///
 /// ```
 /// let names: Vec<_> = mfma_gemm::catalog::for_arch("cdna3").map(|e| e.name).collect();
-/// assert_eq!(names, ["cdna3::f32_32x32x8f16", "cdna3::f32_32x32x8bf16_1k", "cdna3::f32_32x32x16_fp8_fp8"]);
+/// assert_eq!(
+///     names,
+///     [
+///         "cdna3::f32_32x32x8f16",
+///         "cdna3::f32_32x32x8bf16_1k",
+///         "cdna3::f32_32x32x16_fp8_fp8",
+///         "cdna3::f32_16x16x16f16",
+///         "cdna3::f32_16x16x16bf16_1k",
+///     ]
+/// );
 /// ```
 pub fn for_arch(arch: &str) -> impl Iterator<Item = &'static Entry> + '_ {
     POLICIES
@@ -681,6 +690,10 @@ pub const POLICIES: &[Entry] = &[
     policy!(LongTiles, cdna3::f32_32x32x8f16),
     policy!(LongTiles, cdna3::f32_32x32x8bf16_1k),
     policy!(LongTiles, cdna3::f32_32x32x16_fp8_fp8),
+    // The 16x16 shapes MI300 kernels use most, after their families'
+    // 32x32 ones (which `--compare`'s targets name).
+    policy!(LongTiles, cdna3::f32_16x16x16f16),
+    policy!(LongTiles, cdna3::f32_16x16x16bf16_1k),
 ];
 
 /// The policy of the identity demo row.

@@ -108,7 +108,7 @@ fn the_software_path_as_the_device_matches_every_gpu_policy_bitwise() {
             }
         }
     }
-    assert_eq!((n, dev.calls), (3 * 9, 3 * 9)); // 6 CDNA2 and 3 CDNA3 policies
+    assert_eq!((n, dev.calls), (3 * 11, 3 * 11)); // 6 CDNA2 and 5 CDNA3 policies
 }
 
 #[test]
@@ -292,7 +292,8 @@ fn on_the_stand_in_runtime_every_policy_runs_and_differs() {
     assert_eq!(
         String::from_utf8(out.stderr).unwrap(),
         "error: `f32_32x32x8f16` has no GPU kernel for gfx942 (CDNA3); these do: \
-         cdna3::f32_32x32x8f16, cdna3::f32_32x32x8bf16_1k, cdna3::f32_32x32x16_fp8_fp8\n"
+         cdna3::f32_32x32x8f16, cdna3::f32_32x32x8bf16_1k, cdna3::f32_32x32x16_fp8_fp8, \
+         cdna3::f32_16x16x16f16, cdna3::f32_16x16x16bf16_1k\n"
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
