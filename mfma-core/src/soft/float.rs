@@ -80,7 +80,8 @@ impl<T: FusedMulAdd, const W: usize> Lanes<T, W> {
 ///
 /// `G` blocks at a time when a block is `R` rows (the 4x4 shapes): one
 /// block's 4 rows are only 4 chains of dependent fmas, too few to cover
-/// the fma's latency, so `G` blocks' rows run side by side.
+/// the fma's latency, and a step of one block too short to pay for its
+/// own checks of the window, so `G` blocks' rows run side by side.
 #[inline(always)]
 fn fma_chain<
     X: Instr,
