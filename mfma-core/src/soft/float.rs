@@ -55,9 +55,9 @@ fn chained_fma_body<X: Instr, T: FusedMulAdd, const L: u8>(
     c: &mut [T],
 ) {
     let s = X::SPEC;
-    if L >= AVX512 && s.m > 4 && (0..s.blocks).all(|blk| m.a_source_block(blk) == blk) {
-        let a = Win::new(a, [0, s.m * s.k, s.k], [1, s.blocks, s.m, s.k]);
-        let b = Win::new(b, [0, s.k * s.n, s.n], [1, s.blocks, s.k, s.n]);
+    if L >= AVX512 && s.m > 4 && super::own_a::<X>(m) {
+        let a = Win::of_instruction(a, [s.blocks, s.m, s.k]);
+        let b = Win::of_instruction(b, [s.blocks, s.k, s.n]);
         return T::chain_body::<X, L>(a, b, c);
     }
     let (n, k) = (X::SPEC.n, X::SPEC.k);

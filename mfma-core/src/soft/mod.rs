@@ -141,6 +141,13 @@ impl<'a, W> Win<'a, W> {
         )
     }
 
+    /// One instruction's operand in matrix order (`[blocks][rows][cols]`),
+    /// as a window of one step.
+    #[inline(always)]
+    fn of_instruction(data: &'a [W], [blocks, rows, cols]: [usize; 3]) -> Self {
+        Win::new(data, [0, rows * cols, cols], [1, blocks, rows, cols])
+    }
+
     /// Whether each step's blocks of `rows × cols` lie one after another,
     /// row after row (a fragment's operands do): then a step's rows of
     /// consecutive blocks are consecutive rows.
@@ -566,6 +573,13 @@ fn route_b<X: Instr>(m: Modifiers, b: &X::BRegs) -> X::BRegs {
         *v = b.as_ref()[l.linear(from)];
     }
     out
+}
+
+/// Whether every block of `X` reads its own A under `m` (no cbsz
+/// broadcast), as a chain's blocks do.
+#[inline(always)]
+fn own_a<X: Instr>(m: Modifiers) -> bool {
+    (0..X::SPEC.blocks).all(|blk| m.a_source_block(blk) == blk)
 }
 
 /// The per-block matrices a kernel works on: `(A of src(blk), B of blk, C of
