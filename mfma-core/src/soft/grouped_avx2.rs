@@ -26,6 +26,24 @@ unsafe fn flush_in(x: __m256) -> __m256 {
     }
 }
 
+/// `acc` plus one tree of `G` products (2 or 4) a lane, in the portable
+/// tree's order: mul, fma (and mul, fma, add for the second pair), add.
+/// `x[q]` and `y[q]` are the tree's factors of A and B (`q < G`).
+#[inline(always)]
+unsafe fn add_tree<const G: usize>(acc: __m256, x: [__m256; 4], y: [__m256; 4]) -> __m256 {
+    // SAFETY: see `flush_in`.
+    unsafe {
+        let left = _mm256_mul_ps(x[0], y[0]);
+        let mut tree = _mm256_fmadd_ps(x[1], y[1], left);
+        if G == 4 {
+            let right = _mm256_mul_ps(x[2], y[2]);
+            let right = _mm256_fmadd_ps(x[3], y[3], right);
+            tree = _mm256_add_ps(tree, right);
+        }
+        _mm256_add_ps(acc, tree)
+    }
+}
+
 /// `grouped::plain_rows` for `W = 8`: `R` rows of block `blk` of C (`c`,
 /// from row `row`) through the chain, `V` registers per row, trees of `G`.
 ///
@@ -69,20 +87,19 @@ pub(super) unsafe fn plain_rows<
                     // No closures here: they would not inherit the
                     // caller's target features, and the intrinsics would
                     // not inline into them.
-                    let y0 = _mm256_loadu_ps(y[0][v * 8..][..8].as_ptr());
-                    let y1 = _mm256_loadu_ps(y[1][v * 8..][..8].as_ptr());
+                    let mut yv = [_mm256_setzero_ps(); 4];
+                    for (yv, y) in yv.iter_mut().zip(y) {
+                        *yv = _mm256_loadu_ps(y[v * 8..][..8].as_ptr());
+                    }
                     for (a, acc) in a.iter().zip(acc.iter_mut()) {
                         let x = &a[kk..][..G];
-                        let left = _mm256_mul_ps(_mm256_set1_ps(x[0]), y0);
-                        let mut tree = _mm256_fmadd_ps(_mm256_set1_ps(x[1]), y1, left);
-                        if G == 4 {
-                            let y2 = _mm256_loadu_ps(y[2 % G][v * 8..][..8].as_ptr());
-                            let y3 = _mm256_loadu_ps(y[3 % G][v * 8..][..8].as_ptr());
-                            let right = _mm256_mul_ps(_mm256_set1_ps(x[2 % G]), y2);
-                            let right = _mm256_fmadd_ps(_mm256_set1_ps(x[3 % G]), y3, right);
-                            tree = _mm256_add_ps(tree, right);
-                        }
-                        acc[v] = _mm256_add_ps(acc[v], tree);
+                        let x = [
+                            _mm256_set1_ps(x[0]),
+                            _mm256_set1_ps(x[1]),
+                            _mm256_set1_ps(x[2 % G]),
+                            _mm256_set1_ps(x[3 % G]),
+                        ];
+                        acc[v] = add_tree::<G>(acc[v], x, yv);
                     }
                 }
             }
@@ -213,14 +230,7 @@ pub(super) unsafe fn block4<const G: usize, const K: usize, const NB: usize>(
                             let at = _mm256_add_epi32(row[h], set1((kk + q) as i32));
                             *x = _mm256_permutevar8x32_ps(va[h], at);
                         }
-                        let left = _mm256_mul_ps(x[0], y[0]);
-                        let mut tree = _mm256_fmadd_ps(x[1], y[1], left);
-                        if G == 4 {
-                            let right = _mm256_mul_ps(x[2], y[2]);
-                            let right = _mm256_fmadd_ps(x[3], y[3], right);
-                            tree = _mm256_add_ps(tree, right);
-                        }
-                        *acc = _mm256_add_ps(*acc, tree);
+                        *acc = add_tree::<G>(*acc, x, y);
                     }
                 }
             }

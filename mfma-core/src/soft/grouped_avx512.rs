@@ -26,6 +26,24 @@ unsafe fn flush_in(x: __m512) -> __m512 {
     }
 }
 
+/// `acc` plus one tree of `G` products (2 or 4) a lane, in the portable
+/// tree's order: mul, fma (and mul, fma, add for the second pair), add.
+/// `x[q]` and `y[q]` are the tree's factors of A and B (`q < G`).
+#[inline(always)]
+unsafe fn add_tree<const G: usize>(acc: __m512, x: [__m512; 4], y: [__m512; 4]) -> __m512 {
+    // SAFETY: see `flush_in`.
+    unsafe {
+        let left = _mm512_mul_ps(x[0], y[0]);
+        let mut tree = _mm512_fmadd_ps(x[1], y[1], left);
+        if G == 4 {
+            let right = _mm512_mul_ps(x[2], y[2]);
+            let right = _mm512_fmadd_ps(x[3], y[3], right);
+            tree = _mm512_add_ps(tree, right);
+        }
+        _mm512_add_ps(acc, tree)
+    }
+}
+
 /// `grouped::plain_rows` for `W = 16`: `R` rows of block `blk` of C (`c`,
 /// from row `row`) through the chain, `V` registers per row, trees of `G`.
 ///
@@ -76,18 +94,16 @@ pub(super) unsafe fn plain_rows<
                 }
                 for (a, acc) in a.iter().zip(acc.iter_mut()) {
                     let x = &a[kk..][..G];
-                    let x0 = _mm512_set1_ps(x[0]);
-                    let x1 = _mm512_set1_ps(x[1]);
-                    let (x2, x3) = (_mm512_set1_ps(x[2 % G]), _mm512_set1_ps(x[3 % G]));
-                    for (y, acc) in y.iter().zip(acc.iter_mut()) {
-                        let left = _mm512_mul_ps(x0, y[0]);
-                        let mut tree = _mm512_fmadd_ps(x1, y[1], left);
-                        if G == 4 {
-                            let right = _mm512_mul_ps(x2, y[2]);
-                            let right = _mm512_fmadd_ps(x3, y[3], right);
-                            tree = _mm512_add_ps(tree, right);
-                        }
-                        *acc = _mm512_add_ps(*acc, tree);
+                    // No closure (`map`): it would not inherit the
+                    // target features.
+                    let x = [
+                        _mm512_set1_ps(x[0]),
+                        _mm512_set1_ps(x[1]),
+                        _mm512_set1_ps(x[2 % G]),
+                        _mm512_set1_ps(x[3 % G]),
+                    ];
+                    for (&y, acc) in y.iter().zip(acc.iter_mut()) {
+                        *acc = add_tree::<G>(*acc, x, y);
                     }
                 }
             }
@@ -168,14 +184,7 @@ pub(super) unsafe fn block4<const G: usize, const K: usize, const NB: usize>(
                         let y4 = _mm_loadu_ps(br[4 * (kk + q)..][..4].as_ptr());
                         y[q] = _mm512_broadcast_f32x4(y4);
                     }
-                    let left = _mm512_mul_ps(x[0], y[0]);
-                    let mut tree = _mm512_fmadd_ps(x[1], y[1], left);
-                    if G == 4 {
-                        let right = _mm512_mul_ps(x[2], y[2]);
-                        let right = _mm512_fmadd_ps(x[3], y[3], right);
-                        tree = _mm512_add_ps(tree, right);
-                    }
-                    *acc = _mm512_add_ps(*acc, tree);
+                    *acc = add_tree::<G>(*acc, x, y);
                 }
             }
         }
