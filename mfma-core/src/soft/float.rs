@@ -235,12 +235,7 @@ fn fma_step<
     acc: &mut [[[Lanes<T, W>; V]; R]; G],
     (blk, row): (usize, usize),
 ) {
-    let mut a_rows = [a.rows::<R>(t, blk, row, len); G];
-    let mut b_rows = [b.run::<N>(t, blk, 0, len); G];
-    for g in 1..G {
-        a_rows[g] = a.rows::<R>(t, blk + g, row, len);
-        b_rows[g] = b.run::<N>(t, blk + g, 0, len);
-    }
+    let (a_rows, b_rows) = Win::blocks_run::<R, N, G>(&a, &b, (t, len), (blk, row));
     for kk in 0..len {
         for ((a, b), acc) in a_rows.iter().zip(&b_rows).zip(acc.iter_mut()) {
             let mut b_row = [Lanes([T::default(); W]); V];

@@ -289,12 +289,7 @@ fn plain_rows<
         }
     } else {
         for t in 0..runs {
-            let mut a_rows = [a.rows::<R>(t, blk, row, len); NB];
-            let mut b_rows = [b.run::<N>(t, blk, 0, len); NB];
-            for nb in 1..NB {
-                a_rows[nb] = a.rows::<R>(t, blk + nb, row, len);
-                b_rows[nb] = b.run::<N>(t, blk + nb, 0, len);
-            }
+            let (a_rows, b_rows) = Win::blocks_run::<R, N, NB>(&a, &b, (t, len), (blk, row));
             for kk in (0..len).step_by(G) {
                 // Opaque to the loop vectoriser, which would otherwise
                 // vectorise this loop across trees with gathers (seen for

@@ -130,6 +130,29 @@ impl<'a, W> Win<'a, W> {
         }
     }
 
+    /// Run `t` (`len` k, see [`Win::runs`]) of blocks `blk..blk + G` side
+    /// by side: A's rows `row..row + R` of each block, and B's rows of each
+    /// as one checked run of `N` columns.
+    #[inline(always)]
+    fn blocks_run<const R: usize, const N: usize, const G: usize>(
+        a: &Self,
+        b: &Self,
+        (t, len): (usize, usize),
+        (blk, row): (usize, usize),
+    ) -> ([[&'a [W]; R]; G], [Rows<'a, W, N>; G])
+    where
+        W: Copy,
+    {
+        // Loops, not `array::from_fn` (see `Win::rows`).
+        let mut a_rows = [a.rows::<R>(t, blk, row, len); G];
+        let mut b_rows = [b.run::<N>(t, blk, 0, len); G];
+        for g in 1..G {
+            a_rows[g] = a.rows::<R>(t, blk + g, row, len);
+            b_rows[g] = b.run::<N>(t, blk + g, 0, len);
+        }
+        (a_rows, b_rows)
+    }
+
     /// Rows `r..r + len` of block `blk` of step `t`, `N` elements each, as
     /// one checked run (see [`Rows`]).
     #[inline(always)]
