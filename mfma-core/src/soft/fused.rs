@@ -964,7 +964,7 @@ fn fast_block4<X: Instr, const L: u8>(
             redo_exact::<false>(redo >> (4 * i) & 0xf, c, (a, b), (t, blk, i, k), (0, k, 0));
         }
         #[cfg(test)]
-        BLOCK4_STEPS.set(BLOCK4_STEPS.get() + 1);
+        super::count_block4_steps(1);
     }
 }
 
@@ -1012,9 +1012,6 @@ std::thread_local! {
     /// thread, and those of them left to the row-by-row pass 1 for an
     /// output with no nonzero product.
     pub(super) static QUAD_GROUPS: core::cell::Cell<[usize; 2]> = const { core::cell::Cell::new([0; 2]) };
-    /// Steps of 4×4 blocks that the AVX2 or AVX-512 chain took in the
-    /// lanes of a vector (`fast_block4`) on this thread.
-    pub(super) static BLOCK4_STEPS: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
     /// Vectors of 16 outputs of those whose step the x86 dot products took
     /// directly, without pass 1 (`fused_dot::direct`).
     pub(super) static DOT_DIRECT: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };

@@ -459,7 +459,7 @@ fn plain_blocks4<const L: u8, const G: usize, const K: usize>(
         // 4 blocks a pass: 4 registers of C with AVX-512, 8 with AVX2.
         for (i, c) in c.as_chunks_mut::<{ 4 * 16 }>().0.iter_mut().enumerate() {
             #[cfg(test)]
-            super::count_block4_pass();
+            super::count_block4_steps(4 * steps);
             if L >= AVX512 {
                 // SAFETY: `L >= AVX512` only in the copy of `grouped_chain`
                 // compiled with AVX-512, which runs on CPUs that have it;

@@ -171,7 +171,7 @@ fn wrapping_chain_body<X: Instr, const L: u8>(
     {
         for (i, c) in c.as_chunks_mut::<{ 4 * 16 }>().0.iter_mut().enumerate() {
             #[cfg(test)]
-            super::count_block4_pass();
+            super::count_block4_steps(4 * steps);
             if L >= AVX512 {
                 // SAFETY: `L >= AVX512` only in the copy of `wrapping_chain`
                 // compiled with AVX-512 (VNNI, VL), which runs on CPUs that

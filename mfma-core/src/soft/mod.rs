@@ -638,16 +638,16 @@ pub(crate) fn each_copy(mut f: impl FnMut(Kernels)) {
 
 #[cfg(all(test, target_arch = "x86_64"))]
 std::thread_local! {
-    /// Passes of four 4×4 blocks of CDNA2's f16/bf16 and of i8 that the
-    /// AVX2 or AVX-512 chain took in the lanes of vectors (`block4` of
-    /// `grouped_*` and `int_*`) on this thread.
-    static BLOCK4_PASSES: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
+    /// Steps of 4×4 blocks that an AVX2 or AVX-512 chain took in the lanes
+    /// of a vector (`block4` of `fused_*`, `grouped_*` and `int_*`) on this
+    /// thread, a block's step counted once.
+    static BLOCK4_STEPS: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
 }
 
-/// Counts a pass of [`BLOCK4_PASSES`].
+/// Counts `n` steps of blocks in [`BLOCK4_STEPS`].
 #[cfg(all(test, target_arch = "x86_64"))]
-fn count_block4_pass() {
-    BLOCK4_PASSES.set(BLOCK4_PASSES.get() + 1);
+fn count_block4_steps(n: usize) {
+    BLOCK4_STEPS.set(BLOCK4_STEPS.get() + n);
 }
 
 #[cfg(test)]
@@ -1295,22 +1295,27 @@ mod tests {
     }
 
     /// In the AVX2 and AVX-512 chains (those the CPU has), every step of
-    /// every block of CDNA3's 4×4 f16 and bf16 chains takes the lanes of a
-    /// vector (`fused::fast_block4`), and the chains are the loop of the
-    /// exact instruction, f16's subnormals and bf16's wide range included.
+    /// every block of the 4×4 chains takes the lanes of a vector (`block4`
+    /// of `fused_*`, `grouped_*` and `int_*`): CDNA3's f16 and bf16, f16's
+    /// subnormals and bf16's wide range included; CDNA2's f16 and bf16 on
+    /// the plain path; both architectures' i8. The chains are the loop of
+    /// the exact instruction.
     #[test]
     #[cfg(target_arch = "x86_64")]
     fn four_by_four_blocks_take_the_lanes_of_a_vector() {
-        use super::fused::BLOCK4_STEPS;
-        use crate::cdna3::{f32_4x4x4bf16_1k, f32_4x4x4f16};
-        struct Taken(Source);
+        use super::BLOCK4_STEPS;
+        use crate::cdna2::{f32_4x4x2bf16, f32_4x4x4bf16_1k, f32_4x4x4f16, i32_4x4x4i8};
+        use crate::cdna3;
+        /// The inputs' and the accumulators' source.
+        #[derive(Clone, Copy)]
+        struct Taken(Source, Source);
         impl Visit for Taken {
             type Output = ();
             fn visit<X: Instr>(self) {
                 let mut rng = Bits(0x4a4a_0404 ^ X::SPEC.name.len() as u64);
                 let len = 9;
                 let (a, b) = rng.fragments::<X>(len, self.0);
-                let c = Acc::<X>::from_fn(|_, _, _| rng.from(Source::Mixed));
+                let c = Acc::<X>::from_fn(|_, _, _| rng.from(self.1));
                 let mut chained = c;
                 let before = BLOCK4_STEPS.get();
                 crate::execute_chain_into::<X, 0, 0, 0>(&a, &b, &mut chained);
@@ -1319,49 +1324,17 @@ mod tests {
                 assert_same_bits(&chained, &the_loop(&a, &b, c), X::SPEC.name);
             }
         }
-        each_simd_copy(|_| {
-            Taken(Source::Scaled(-24, 14)).visit::<f32_4x4x4f16>();
-            Taken(Source::Scaled(-31, 30)).visit::<f32_4x4x4bf16_1k>();
-        });
-    }
-
-    /// In the AVX2 and AVX-512 chains (those the CPU has), CDNA2's 4×4
-    /// f16 and bf16 chains on the plain path, and both architectures' 4×4
-    /// i8 chains, take their blocks in the lanes of vectors (`block4` of
-    /// `grouped_avx512`, `grouped_avx2`, `int_avx512`, `int_avx2`), four a
-    /// pass, and are the loop of the exact instruction.
-    #[test]
-    #[cfg(target_arch = "x86_64")]
-    fn four_by_four_blocks_of_cdna2_trees_and_i8_take_the_lanes_of_a_vector() {
-        use super::BLOCK4_PASSES;
-        use crate::cdna2::{f32_4x4x2bf16, f32_4x4x4bf16_1k, f32_4x4x4f16, i32_4x4x4i8};
-        #[derive(Clone, Copy)]
-        struct Taken(Source, Source);
-        impl Visit for Taken {
-            type Output = ();
-            fn visit<X: Instr>(self) {
-                let mut rng = Bits(0x4a4a_0202 ^ X::SPEC.name.len() as u64);
-                let len = 9;
-                let (a, b) = rng.fragments::<X>(len, self.0);
-                let c = Acc::<X>::from_fn(|_, _, _| rng.from(self.1));
-                let mut chained = c;
-                let before = BLOCK4_PASSES.get();
-                crate::execute_chain_into::<X, 0, 0, 0>(&a, &b, &mut chained);
-                let taken = BLOCK4_PASSES.get() - before;
-                assert_eq!(taken, X::SPEC.blocks / 4, "{}", X::SPEC.name);
-                assert_same_bits(&chained, &the_loop(&a, &b, c), X::SPEC.name);
-            }
-        }
-        // Inputs and accumulators the plain path of the trees takes; i8's
-        // any bits.
+        // CDNA2's trees: inputs and accumulators their plain path takes.
         let plain = Taken(Source::Scaled(-12, 12), Source::Scaled(-20, 20));
         let any = Taken(Source::Mixed, Source::Mixed);
         each_simd_copy(|_| {
+            Taken(Source::Scaled(-24, 14), Source::Mixed).visit::<cdna3::f32_4x4x4f16>();
+            Taken(Source::Scaled(-31, 30), Source::Mixed).visit::<cdna3::f32_4x4x4bf16_1k>();
             plain.visit::<f32_4x4x4f16>();
             plain.visit::<f32_4x4x2bf16>();
             plain.visit::<f32_4x4x4bf16_1k>();
             any.visit::<i32_4x4x4i8>();
-            any.visit::<crate::cdna3::i32_4x4x4i8>();
+            any.visit::<cdna3::i32_4x4x4i8>();
         });
     }
 
