@@ -344,10 +344,11 @@ fn wrong_arch_examples(here: &'static Arch, target: &str) -> Vec<(&'static Built
             Some(c) if c.name == b.name => Some((
                 b,
                 format!(
-                    "{}whose own {} is {} (its modifier rules and arithmetic differ)",
+                    "{}whose own {} is {} {}",
                     head(b),
                     c.name,
-                    c.path()
+                    c.path(),
+                    b.differences(c)
                 ),
             )),
             _ => None,

@@ -186,7 +186,8 @@ pub const fn check_target(b: &'static mfma_spec::Builtin) {
             .str(c.name)
             .str(" is ")
             .path(c)
-            .str(" (its modifier rules and arithmetic differ)"),
+            .str(" ")
+            .str(b.differences(c)),
         Some(c) => m.str("which lacks it: use ").path(c),
         None => m.str("which has nothing like it"),
     };

@@ -287,6 +287,21 @@ pub enum Arith {
 }
 
 impl Arith {
+    /// Whether two families compute alike (`==` for `const` code).
+    pub const fn same(self, other: Arith) -> bool {
+        match (self, other) {
+            (Arith::ChainedFma, Arith::ChainedFma) | (Arith::WrappingInt, Arith::WrappingInt) => {
+                true
+            }
+            (Arith::GroupedSum { group: a }, Arith::GroupedSum { group: b })
+            | (Arith::TruncatedDot { group: a }, Arith::TruncatedDot { group: b })
+            | (Arith::SplitTruncatedDot { group: a }, Arith::SplitTruncatedDot { group: b }) => {
+                a == b
+            }
+            _ => false,
+        }
+    }
+
     /// The k of one step of the fused families (`None` for the others).
     pub const fn group(self) -> Option<usize> {
         match self {

@@ -414,6 +414,42 @@ impl Builtin {
         best
     }
 
+    /// How this builtin differs from `other`'s of the same name on another
+    /// architecture, for messages that send users from one to the other:
+    /// which of the modifier rules and the arithmetic differ, as a
+    /// parenthesis.
+    ///
+    /// ```
+    /// let cdna3 = mfma_spec::arch("cdna3").unwrap();
+    /// let how = |name| {
+    ///     let b = mfma_spec::find(name).unwrap();
+    ///     b.differences(b.counterpart(cdna3).unwrap())
+    /// };
+    /// assert_eq!(how("f32_32x32x8f16"), "(its modifier rules and arithmetic differ)");
+    /// assert_eq!(how("f32_16x16x4f16"), "(its arithmetic differs)");
+    /// assert_eq!(how("f64_16x16x4f64"), "(its modifier rules differ)");
+    /// assert_eq!(
+    ///     how("f32_32x32x2f32"),
+    ///     "(the same modifier rules and arithmetic, but each architecture has its own types)"
+    /// );
+    /// ```
+    pub const fn differences(&self, other: &Builtin) -> &'static str {
+        let same_cbsz = match (self.cbsz_max, other.cbsz_max) {
+            (Some(a), Some(b)) => a == b,
+            (None, None) => true,
+            _ => false,
+        };
+        let modifiers = !same_cbsz || self.blgp as u8 != other.blgp as u8;
+        match (modifiers, !self.arith.same(other.arith)) {
+            (true, true) => "(its modifier rules and arithmetic differ)",
+            (false, true) => "(its arithmetic differs)",
+            (true, false) => "(its modifier rules differ)",
+            (false, false) => {
+                "(the same modifier rules and arithmetic, but each architecture has its own types)"
+            }
+        }
+    }
+
     /// The prefix of a dense builtin's HIP name (see [`hip_name`](Builtin::hip_name)).
     pub const HIP_PREFIX: &'static str = "__builtin_amdgcn_mfma_";
     /// The prefix of an SMFMAC builtin's HIP name, before its `smfmac_` name.
