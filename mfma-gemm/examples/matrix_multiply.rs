@@ -15,8 +15,8 @@
 //! the GEMM's pool, the calling thread first), the four runs alternating
 //! (best of 15 each), and ends with two lines per input type:
 //! `ratio dtype=… threads=1 emulated_gflops=… baseline_gflops=… ratio=…`
-//! and the same with `threads=all` (`threads=N` under `--threads N`); f16,
-//! bf16, fp8 and i8 are measured against sgemm, i8 in ops/s. A dtype is
+//! and the same with `threads=all` (`threads=N` under `--threads N`); f64 is
+//! measured against dgemm, every other type against sgemm, i8 in ops/s. A dtype is
 //! the builtin's input type, with `_1k` for CDNA2's bf16_1k family and
 //! `_cdna3` for CDNA3's builtins, and the builtin's shape after that for a
 //! family's second policy (`f16_cdna3_16x16x16`). matrixmultiply runs its AVX-512 kernels
@@ -358,10 +358,14 @@ mod device {
                     Some(e) if catalog::for_arch(arch.name).any(|x| x.name == e.name) => {
                         out.push(e)
                     }
-                    _ => {
+                    found => {
                         let known: Vec<_> = catalog::for_arch(arch.name).map(|e| e.name).collect();
+                        let instead = found
+                            .and_then(|e| catalog::counterpart(e, arch.name))
+                            .map(|c| format!("; `{}` does its job there", c.name))
+                            .unwrap_or_default();
                         eprintln!(
-                            "error: `{name}` has no GPU kernel for {} ({}); these do: {}",
+                            "error: `{name}` has no GPU kernel for {} ({}){instead}; these have one: {}",
                             gpu.target().processor,
                             arch.title,
                             known.join(", ")

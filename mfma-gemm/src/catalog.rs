@@ -376,8 +376,13 @@ pub fn check_device(
 ///         "cdna3::f32_32x32x8f16",
 ///         "cdna3::f32_32x32x8bf16_1k",
 ///         "cdna3::f32_32x32x16_fp8_fp8",
+///         "cdna3::f64_16x16x4f64",
+///         "cdna3::f32_32x32x2f32",
+///         "cdna3::i32_32x32x16_i8",
+///         "cdna3::f32_32x32x4_xf32",
 ///         "cdna3::f32_16x16x16f16",
 ///         "cdna3::f32_16x16x16bf16_1k",
+///         "cdna3::f32_16x16x32_fp8_fp8",
 ///     ]
 /// );
 /// ```
@@ -385,6 +390,23 @@ pub fn for_arch(arch: &str) -> impl Iterator<Item = &'static Entry> + '_ {
     POLICIES
         .iter()
         .filter(move |e| e.gpu.is_some() && e.builtin.is_some_and(|b| b.arch == arch))
+}
+
+/// The policy with a GPU kernel for `arch` whose builtin does `entry`'s job
+/// there ([`Builtin::counterpart`]): what to suggest when `entry` has no
+/// kernel for it.
+///
+/// ```
+/// use mfma_gemm::catalog::{counterpart, find};
+/// let on = |name, arch| counterpart(find(name).unwrap(), arch).map(|e| e.name);
+/// assert_eq!(on("f64_16x16x4f64", "cdna3"), Some("cdna3::f64_16x16x4f64"));
+/// assert_eq!(on("i32_32x32x8i8", "cdna3"), Some("cdna3::i32_32x32x16_i8"));
+/// assert_eq!(on("cdna3::f32_32x32x4_xf32", "cdna2"), None); // CDNA3 only
+/// assert_eq!(on("scalar_fma_f64", "cdna3"), None);
+/// ```
+pub fn counterpart(entry: &Entry, arch: &str) -> Option<&'static Entry> {
+    let there = entry.builtin?.counterpart(mfma_core::spec::arch(arch)?)?;
+    for_arch(arch).find(|e| e.builtin == Some(there))
 }
 
 /// A policy pair the demo can run by name. The fields describe it as data,
@@ -678,7 +700,8 @@ macro_rules! policy {
 }
 
 /// Every policy the demo runs by default, fallback first: the CDNA2 ones,
-/// then CDNA3's families whose arithmetic differs from CDNA2's.
+/// then the CDNA3 ones, so that each architecture's GPU has a GEMM kernel
+/// of every input type it multiplies ([`for_arch`]).
 pub const POLICIES: &[Entry] = &[
     entry::<GlobalTiles<32, 32, 8>, ScalarFmaPolicy>("scalar_fma_f64"),
     policy!((LongF64Tiles, avx512: LongF64Tiles512), f64_16x16x4f64),
@@ -687,13 +710,22 @@ pub const POLICIES: &[Entry] = &[
     policy!(LongTiles, f32_32x32x4bf16),
     policy!(LongTiles, f32_32x32x8bf16_1k),
     policy!(LongTiles, i32_32x32x8i8),
+    // The families whose arithmetic differs from CDNA2's first (the
+    // `--compare` targets name them), then those computed as on CDNA2,
+    // which a gfx942 still needs kernels of: the seed's FP64 GEMM, f32, and
+    // i8, whose CDNA2 instruction MI300 lacks (it has twice the K).
     policy!(LongTiles, cdna3::f32_32x32x8f16),
     policy!(LongTiles, cdna3::f32_32x32x8bf16_1k),
     policy!(LongTiles, cdna3::f32_32x32x16_fp8_fp8),
+    policy!((LongF64Tiles, avx512: LongF64Tiles512), cdna3::f64_16x16x4f64),
+    policy!(LongTiles, cdna3::f32_32x32x2f32),
+    policy!(LongTiles, cdna3::i32_32x32x16_i8),
+    policy!(LongTiles, cdna3::f32_32x32x4_xf32),
     // The 16x16 shapes MI300 kernels use most, after their families'
     // 32x32 ones (which `--compare`'s targets name).
     policy!(LongTiles, cdna3::f32_16x16x16f16),
     policy!(LongTiles, cdna3::f32_16x16x16bf16_1k),
+    policy!(LongTiles, cdna3::f32_16x16x32_fp8_fp8),
 ];
 
 /// The policy of the identity demo row.
