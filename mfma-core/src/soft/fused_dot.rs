@@ -146,9 +146,15 @@ impl DotCols {
 }
 
 /// Slots of B's decoded columns a thread keeps: [`KEPT_STEPS`] steps of
-/// each of the four column positions of a workgroup's waves, and one for
-/// columns not kept.
-const COL_SLOTS: usize = 4 * KEPT_STEPS + 1;
+/// each column position of a workgroup's waves, and one for columns not
+/// kept.
+const COL_SLOTS: usize = COL_POSITIONS * KEPT_STEPS + 1;
+
+/// Column positions of waves kept apart: a 128-wide workgroup has 4 waves
+/// of 32x32x16 in a row and 8 of 16x16x32. (With 4, the 16x16x32 waves
+/// 4 apart took each other's slots, and no wave found its columns kept:
+/// its GEMM at 1024³ on one Zen 5 thread ran 45–47 GFLOP/s, 52–54 with 8.)
+const COL_POSITIONS: usize = 8;
 
 /// Per-row and per-column bounds of one step, and its inputs as i16.
 pub(super) struct DotTile {
@@ -157,8 +163,8 @@ pub(super) struct DotTile {
     pub(super) rows: [DotRows; KEPT_STEPS + 1],
     /// The step being computed: its rows are `rows[slot]`.
     pub(super) slot: usize,
-    /// B's columns of the first [`KEPT_STEPS`] steps of the calls on four
-    /// column positions of a panel (see [`DotTile::cols_of_step`]), and of
+    /// B's columns of the first [`KEPT_STEPS`] steps of the calls on
+    /// [`COL_POSITIONS`] column positions of a panel (see [`DotTile::cols_of_step`]), and of
     /// the step being computed if not kept.
     cols: [DotCols; COL_SLOTS],
     /// The step being computed: its columns are `cols[col_slot]`.
@@ -195,8 +201,8 @@ impl DotTile {
     /// steps of a call). The waves of a workgroup column read the same
     /// columns but run four waves apart (a workgroup row's waves run one
     /// after the other): slots are direct-mapped by the window's column
-    /// position, so the four columns of a 128-wide block each keep their
-    /// own. Decoding B took 11–13 % of fp8's time; kept so, fp8 ran 8–10 %
+    /// position, so the 4 (32x32) or 8 (16x16) columns of a 128-wide block
+    /// each keep their own. Decoding B took 11–13 % of fp8's time; kept so, fp8 ran 8–10 %
     /// faster on Zen 5 (one thread, 1024³, alternating production builds;
     /// AVX-512 and AVX2 copies alike). Keys, not a compare of the inputs
     /// as for A: a copy of decoded columns per thread, compared word for
@@ -211,7 +217,7 @@ impl DotTile {
         let (fill, at) = b.fill();
         let kept = fill != 0 && t < KEPT_STEPS;
         let slot = if kept {
-            (at / (N * core::mem::size_of::<Packed>())) % 4 * KEPT_STEPS + t
+            (at / (N * core::mem::size_of::<Packed>())) % COL_POSITIONS * KEPT_STEPS + t
         } else {
             COL_SLOTS - 1
         };

@@ -1420,18 +1420,28 @@ mod tests {
     /// dot products (AVX2 and AVX-512, those the CPU has) for their first
     /// `KEPT_STEPS` steps, telling them by the panels' fill numbers, and
     /// give the loop's bits; after a panel is filled again (here with one
-    /// input changed) nothing decoded from it before is reused.
+    /// input changed) nothing decoded from it before is reused. For both
+    /// fp8 shapes in a 128-wide workgroup: 4 waves of 32x32x16 a row, 8 of
+    /// 16x16x32 (whose columns had shared 4 positions' slots, so that no
+    /// wave found its columns kept).
     #[test]
     #[cfg(target_arch = "x86_64")]
     fn waves_of_a_workgroup_reuse_decoded_rows_and_columns() {
+        waves_reuse::<crate::cdna3::f32_32x32x16_fp8_fp8>(4);
+        waves_reuse::<crate::cdna3::f32_16x16x32_fp8_fp8>(8);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    fn waves_reuse<X: Instr<In = crate::formats::Fp8, InB = crate::formats::Fp8, Out = f32>>(
+        waves: usize,
+    ) {
         use super::fused::{DOT_COLS_KEPT, DOT_ROWS_KEPT};
         use super::fused_dot::KEPT_STEPS;
         use super::{execute_chain_panels, PanelA, PanelB};
-        use crate::cdna3::f32_32x32x16_fp8_fp8 as X;
         let s = X::SPEC;
         let mut rng = Bits(0xc01d_ca11);
         let narrow = Source::Scaled(-3, 1);
-        let (waves, steps) = (4, KEPT_STEPS + 1);
+        let steps = KEPT_STEPS + 1;
         let (rows, cols, k) = (waves * s.m, waves * s.n, steps * s.k);
         let mut a: std::vec::Vec<_> = (0..rows * k).map(|_| rng.from(narrow)).collect();
         let mut b: std::vec::Vec<_> = (0..k * cols).map(|_| rng.from(narrow)).collect();
@@ -1454,19 +1464,21 @@ mod tests {
                 .expect("a value");
         };
         let kept = || (DOT_ROWS_KEPT.get(), DOT_COLS_KEPT.get());
+        let (last_row, last_col) = ((waves - 1) * s.m, (waves - 1) * s.n);
         each_copy(|copy| {
             if copy == Kernels::Portable {
                 return;
             }
+            let name = std::format!("{} {}", s.name, copy.name());
             let (mut pa, mut pb) = (PanelA::<X>::new(), PanelB::<X>::new());
             pa.fill_rows(rows, k, |r| &a[r * k..][..k]);
             pb.fill_rows(k, cols, |r| &b[r * cols..][..cols]);
             let before = kept();
-            for (row, col) in (0..waves).flat_map(|r| (0..waves).map(move |c| (r * 32, c * 32))) {
+            for (row, col) in (0..waves).flat_map(|r| (0..waves).map(move |c| (r * s.m, c * s.n))) {
                 let mut got = c;
                 execute_chain_panels(&pa, row, &pb, col, steps, &mut got);
                 let want = looped(&a, &b, row, col);
-                assert_same_bits(&got, &want, &std::format!("wave {row} {col}"));
+                assert_same_bits(&got, &want, &std::format!("{name}: wave {row} {col}"));
             }
             // Every wave but the first of its row (column) reuses the
             // row's (column's) kept steps.
@@ -1475,30 +1487,33 @@ mod tests {
             assert_eq!(
                 (after.0 - before.0, after.1 - before.1),
                 (reused, reused),
-                "{}",
-                copy.name()
+                "{name}"
             );
             for refill_a in [true, false] {
                 if refill_a {
-                    change(&mut a, (96 + 31) * k + (KEPT_STEPS - 1) * s.k + 3);
+                    change(
+                        &mut a,
+                        (last_row + s.m - 1) * k + (KEPT_STEPS - 1) * s.k + 3,
+                    );
                     pa.fill_rows(rows, k, |r| &a[r * k..][..k]);
                 } else {
-                    change(&mut b, (KEPT_STEPS - 1) * s.k * cols + 96 + 5);
+                    change(&mut b, (KEPT_STEPS - 1) * s.k * cols + last_col + 5);
                     pb.fill_rows(k, cols, |r| &b[r * cols..][..cols]);
                 }
                 // The last wave's rows and columns, at the same addresses:
                 // only the fill number tells them apart.
                 let before = kept();
                 let mut got = c;
-                execute_chain_panels(&pa, 96, &pb, 96, steps, &mut got);
-                assert_same_bits(&got, &looped(&a, &b, 96, 96), "after the refill");
+                execute_chain_panels(&pa, last_row, &pb, last_col, steps, &mut got);
+                let want = looped(&a, &b, last_row, last_col);
+                assert_same_bits(&got, &want, &std::format!("{name}: after the refill"));
                 let after = kept();
                 let refilled = if refill_a {
                     after.0 - before.0
                 } else {
                     after.1 - before.1
                 };
-                assert_eq!(refilled, 0, "{}: refilled A {refill_a}", copy.name());
+                assert_eq!(refilled, 0, "{name}: refilled A {refill_a}");
             }
         });
     }
