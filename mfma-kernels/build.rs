@@ -340,8 +340,10 @@ fn wrong_arch_examples(here: &'static Arch, target: &str) -> Vec<(&'static Built
             }
             _ => None,
         });
+        // A namesake that differs in modifier rules or arithmetic: the
+        // case the message must make plain (f32's differ in neither).
         let renamed = builtins.iter().find_map(|&b| match b.counterpart(here) {
-            Some(c) if c.name == b.name => Some((
+            Some(c) if c.name == b.name && b.differs_in(c) != (false, false) => Some((
                 b,
                 format!(
                     "{}whose own {} is {} {}",

@@ -1,9 +1,12 @@
 //! The 46 matrix builtins of CDNA3 (gfx942, MI300): the 32 dense MFMA of
 //! reference section 1.1, then the 14 structured-sparse SMFMAC of 1.2.
 //!
-//! Twenty share a name with a CDNA2 builtin, with the same shape and layouts
-//! but other modifier rules, other arithmetic and other cycles; the seven
-//! CDNA2 builtins that gfx942 lacks are not here (reference 1.3). The ISA
+//! Twenty share a name with a CDNA2 builtin, with the same shape and layouts;
+//! the single-block f16/bf16 differ in modifier rules, arithmetic and cycles,
+//! the multi-block f16/bf16 in arithmetic, f64 in modifier rules, and f32
+//! and the multi-block i8 in nothing but their type
+//! ([`Builtin::differences`](crate::Builtin::differences)). The seven CDNA2
+//! builtins that gfx942 lacks are not here (reference 1.3). The ISA
 //! mnemonics are the gfx940 ones (`_2b`/`_4b`/`_16b` block counts, `_` before
 //! the type); the builtin and intrinsic names keep the CDNA2 spelling.
 

@@ -289,16 +289,21 @@ pub enum Arith {
 impl Arith {
     /// Whether two families compute alike (`==` for `const` code).
     pub const fn same(self, other: Arith) -> bool {
-        match (self, other) {
-            (Arith::ChainedFma, Arith::ChainedFma) | (Arith::WrappingInt, Arith::WrappingInt) => {
-                true
-            }
-            (Arith::GroupedSum { group: a }, Arith::GroupedSum { group: b })
-            | (Arith::TruncatedDot { group: a }, Arith::TruncatedDot { group: b })
-            | (Arith::SplitTruncatedDot { group: a }, Arith::SplitTruncatedDot { group: b }) => {
-                a == b
-            }
-            _ => false,
+        let groups = match (self.group(), other.group()) {
+            (Some(a), Some(b)) => a == b,
+            (a, b) => a.is_none() && b.is_none(),
+        };
+        self.kind() == other.kind() && groups
+    }
+
+    /// The variant alone (no wildcard: a new one must be numbered here).
+    const fn kind(self) -> u8 {
+        match self {
+            Arith::ChainedFma => 0,
+            Arith::GroupedSum { .. } => 1,
+            Arith::TruncatedDot { .. } => 2,
+            Arith::SplitTruncatedDot { .. } => 3,
+            Arith::WrappingInt => 4,
         }
     }
 

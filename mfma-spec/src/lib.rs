@@ -434,13 +434,7 @@ impl Builtin {
     /// );
     /// ```
     pub const fn differences(&self, other: &Builtin) -> &'static str {
-        let same_cbsz = match (self.cbsz_max, other.cbsz_max) {
-            (Some(a), Some(b)) => a == b,
-            (None, None) => true,
-            _ => false,
-        };
-        let modifiers = !same_cbsz || self.blgp as u8 != other.blgp as u8;
-        match (modifiers, !self.arith.same(other.arith)) {
+        match self.differs_in(other) {
             (true, true) => "(its modifier rules and arithmetic differ)",
             (false, true) => "(its arithmetic differs)",
             (true, false) => "(its modifier rules differ)",
@@ -448,6 +442,18 @@ impl Builtin {
                 "(the same modifier rules and arithmetic, but each architecture has its own types)"
             }
         }
+    }
+
+    /// Whether this builtin's modifier rules (cbsz and blgp) and its
+    /// arithmetic differ from `other`'s: see [`differences`](Builtin::differences).
+    pub const fn differs_in(&self, other: &Builtin) -> (bool, bool) {
+        let same_cbsz = match (self.cbsz_max, other.cbsz_max) {
+            (Some(a), Some(b)) => a == b,
+            (None, None) => true,
+            _ => false,
+        };
+        let modifiers = !same_cbsz || self.blgp as u8 != other.blgp as u8;
+        (modifiers, !self.arith.same(other.arith))
     }
 
     /// The prefix of a dense builtin's HIP name (see [`hip_name`](Builtin::hip_name)).
