@@ -380,6 +380,7 @@ pub fn check_device(
 ///         "cdna3::f32_32x32x2f32",
 ///         "cdna3::i32_32x32x16_i8",
 ///         "cdna3::f32_32x32x4_xf32",
+///         "cdna3::f32_32x32x16_bf8_bf8",
 ///         "cdna3::f32_16x16x16f16",
 ///         "cdna3::f32_16x16x16bf16_1k",
 ///         "cdna3::f32_16x16x32_fp8_fp8",
@@ -713,7 +714,8 @@ pub const POLICIES: &[Entry] = &[
     // The families whose arithmetic differs from CDNA2's first (the
     // `--compare` targets name them), then those computed as on CDNA2,
     // which a gfx942 still needs kernels of: the seed's FP64 GEMM, f32, and
-    // i8, whose CDNA2 instruction MI300 lacks (it has twice the K).
+    // i8, whose CDNA2 instruction MI300 lacks (it has twice the K); then
+    // the types CDNA2 lacks: xf32, and bf8 (fp8's family).
     policy!(LongTiles, cdna3::f32_32x32x8f16),
     policy!(LongTiles, cdna3::f32_32x32x8bf16_1k),
     policy!(LongTiles, cdna3::f32_32x32x16_fp8_fp8),
@@ -721,6 +723,7 @@ pub const POLICIES: &[Entry] = &[
     policy!(LongTiles, cdna3::f32_32x32x2f32),
     policy!(LongTiles, cdna3::i32_32x32x16_i8),
     policy!(LongTiles, cdna3::f32_32x32x4_xf32),
+    policy!(LongTiles, cdna3::f32_32x32x16_bf8_bf8),
     // The 16x16 shapes MI300 kernels use most, after their families'
     // 32x32 ones (which `--compare`'s targets name).
     policy!(LongTiles, cdna3::f32_16x16x16f16),

@@ -153,7 +153,9 @@ const COL_SLOTS: usize = COL_POSITIONS * KEPT_STEPS + 1;
 /// Column positions of waves kept apart: a 128-wide workgroup has 4 waves
 /// of 32x32x16 in a row and 8 of 16x16x32. (With 4, the 16x16x32 waves
 /// 4 apart took each other's slots, and no wave found its columns kept:
-/// its GEMM at 1024³ on one Zen 5 thread ran 45–47 GFLOP/s, 52–54 with 8.)
+/// its GEMM at 1024³ on one Zen 5 thread ran 45–47 GFLOP/s, 52–54 with 8.
+/// A thread's slots, about 3 KiB each, grew from 17 to 33; a call touches
+/// only those of its own positions.)
 const COL_POSITIONS: usize = 8;
 
 /// Per-row and per-column bounds of one step, and its inputs as i16.
@@ -199,7 +201,7 @@ impl DotTile {
     /// decoded the same ones, read through a window of the same panel
     /// filling ([`Win::in_fill`]) and address (the first [`KEPT_STEPS`]
     /// steps of a call). The waves of a workgroup column read the same
-    /// columns but run four waves apart (a workgroup row's waves run one
+    /// columns but run 4 (32x32) or 8 (16x16) waves apart (a workgroup row's waves run one
     /// after the other): slots are direct-mapped by the window's column
     /// position, so the 4 (32x32) or 8 (16x16) columns of a 128-wide block
     /// each keep their own. Decoding B took 11–13 % of fp8's time; kept so, fp8 ran 8–10 %

@@ -108,7 +108,7 @@ fn the_software_path_as_the_device_matches_every_gpu_policy_bitwise() {
             }
         }
     }
-    assert_eq!((n, dev.calls), (3 * 16, 3 * 16)); // 6 CDNA2 and 10 CDNA3 policies
+    assert_eq!((n, dev.calls), (3 * 17, 3 * 17)); // 6 CDNA2 and 11 CDNA3 policies
 }
 
 #[test]
@@ -280,23 +280,34 @@ fn on_the_stand_in_runtime_every_policy_runs_and_differs() {
             );
         }
     }
-    // A policy of the other architecture is refused by name.
-    let out = std::process::Command::new(&bin)
-        .args(["--device", "--policy", "i32_32x32x8i8"])
-        .env("MFMA_HIP_LIBRARY", &lib)
-        .env("MFMA_CODE_OBJECT_DIR", &dir)
-        .env("FAKE_HIP_ARCH", "gfx942:sramecc+:xnack-")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert_eq!(
-        String::from_utf8(out.stderr).unwrap(),
-        "error: `i32_32x32x8i8` has no GPU kernel for gfx942 (CDNA3); \
-         `cdna3::i32_32x32x16_i8` does its job there; these have one: \
+    // A policy of the other architecture is refused by name, with the one
+    // that does its job there; one without a GPU kernel, with none.
+    let refused = |policy: &str| {
+        let out = std::process::Command::new(&bin)
+            .args(["--device", "--policy", policy])
+            .env("MFMA_HIP_LIBRARY", &lib)
+            .env("MFMA_CODE_OBJECT_DIR", &dir)
+            .env("FAKE_HIP_ARCH", "gfx942:sramecc+:xnack-")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let these = "these have one: \
          cdna3::f32_32x32x8f16, cdna3::f32_32x32x8bf16_1k, cdna3::f32_32x32x16_fp8_fp8, \
          cdna3::f64_16x16x4f64, cdna3::f32_32x32x2f32, cdna3::i32_32x32x16_i8, \
-         cdna3::f32_32x32x4_xf32, cdna3::f32_16x16x16f16, cdna3::f32_16x16x16bf16_1k, \
-         cdna3::f32_16x16x32_fp8_fp8\n"
+         cdna3::f32_32x32x4_xf32, cdna3::f32_32x32x16_bf8_bf8, cdna3::f32_16x16x16f16, \
+         cdna3::f32_16x16x16bf16_1k, cdna3::f32_16x16x32_fp8_fp8\n";
+    assert_eq!(
+        refused("i32_32x32x8i8"),
+        "error: `i32_32x32x8i8` has no GPU kernel for gfx942 (CDNA3); \
+         `cdna3::i32_32x32x16_i8` does its job there; "
+            .to_string()
+            + these
+    );
+    assert_eq!(
+        refused("scalar_fma_f64"),
+        "error: `scalar_fma_f64` has no GPU kernel for gfx942 (CDNA3); ".to_string() + these
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
