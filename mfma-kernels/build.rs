@@ -326,33 +326,17 @@ fn wrong_arch_examples(here: &'static Arch, target: &str) -> Vec<(&'static Built
         let in_catalog = |b: &Builtin| POLICIES.iter().any(|e| e.builtin == Some(b));
         let mut builtins: Vec<&'static Builtin> = other.builtins.iter().collect();
         builtins.sort_by_key(|b| !in_catalog(b));
-        let head = |b: &Builtin| {
-            format!(
-                "{} is a {} instruction; this crate is compiled for {target} ({}), ",
-                b.path(),
-                other.title,
-                here.title
-            )
-        };
+        let message = |b: &Builtin| b.wrong_arch(here, target).to_string();
         let lacking = builtins.iter().find_map(|&b| match b.counterpart(here) {
-            Some(c) if c.name != b.name => {
-                Some((b, format!("{}which lacks it: use {}", head(b), c.path())))
-            }
+            Some(c) if c.name != b.name => Some((b, message(b))),
             _ => None,
         });
         // A namesake that differs in modifier rules or arithmetic: the
         // case the message must make plain (f32's differ in neither).
         let renamed = builtins.iter().find_map(|&b| match b.counterpart(here) {
-            Some(c) if c.name == b.name && b.differs_in(c) != (false, false) => Some((
-                b,
-                format!(
-                    "{}whose own {} is {} {}",
-                    head(b),
-                    c.name,
-                    c.path(),
-                    b.differences(c)
-                ),
-            )),
+            Some(c) if c.name == b.name && b.differs_in(c) != (false, false) => {
+                Some((b, message(b)))
+            }
             _ => None,
         });
         out.extend(lacking);

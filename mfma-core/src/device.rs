@@ -159,8 +159,8 @@ pub const fn check_target(b: &'static mfma_spec::Builtin) {
         }
         i += 1;
     }
-    let m = Message::new().path(b);
     let Some(here) = here else {
+        let m = Message::new().path(b);
         let m = m.str(" needs a GPU target CPU: build with RUSTFLAGS=\"-C target-cpu=");
         let m = if TARGET.is_empty() {
             m.str("gfx90a")
@@ -172,26 +172,7 @@ pub const fn check_target(b: &'static mfma_spec::Builtin) {
             m.str("\" naming a CDNA target (gfx90a, gfx942)").as_str()
         );
     };
-    let m = m
-        .str(" is a ")
-        .str(title(b.arch))
-        .str(" instruction; this crate is compiled for ")
-        .str(TARGET)
-        .str(" (")
-        .str(here.title)
-        .str("), ");
-    let m = match b.counterpart(here) {
-        Some(c) if same(c.name, b.name) => m
-            .str("whose own ")
-            .str(c.name)
-            .str(" is ")
-            .path(c)
-            .str(" ")
-            .str(b.differences(c)),
-        Some(c) => m.str("which lacks it: use ").path(c),
-        None => m.str("which has nothing like it"),
-    };
-    panic!("{}", m.as_str());
+    panic!("{}", b.wrong_arch(here, TARGET).as_str());
 }
 
 const fn same(a: &str, b: &str) -> bool {
@@ -207,17 +188,6 @@ const fn same(a: &str, b: &str) -> bool {
         i += 1;
     }
     true
-}
-
-const fn title(arch: &str) -> &'static str {
-    let mut i = 0;
-    while i < mfma_spec::ARCHS.len() {
-        if same(mfma_spec::ARCHS[i].name, arch) {
-            return mfma_spec::ARCHS[i].title;
-        }
-        i += 1;
-    }
-    "another architecture's"
 }
 
 /// Stops the wave with a trap (`s_trap`): what a device panic handler

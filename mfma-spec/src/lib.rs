@@ -444,6 +444,56 @@ impl Builtin {
         }
     }
 
+    /// Why a kernel compiled for `target`, a GPU of `here`, may not use this
+    /// builtin of another architecture, and what to use instead: the text
+    /// `mfma-core` stops such a build with (where LLVM would stop with
+    /// "Cannot select" and no location), and the device check expects.
+    ///
+    /// ```
+    /// let cdna3 = mfma_spec::arch("cdna3").unwrap();
+    /// let old = mfma_spec::find("f32_32x32x4bf16").unwrap();
+    /// assert_eq!(
+    ///     old.wrong_arch(cdna3, "gfx942").as_str(),
+    ///     "f32_32x32x4bf16 is a CDNA2 instruction; this crate is compiled for gfx942 \
+    ///      (CDNA3), which lacks it: use cdna3::f32_32x32x8bf16_1k"
+    /// );
+    /// let f16 = mfma_spec::find("f32_32x32x8f16").unwrap();
+    /// assert!(f16.wrong_arch(cdna3, "gfx942").as_str().ends_with(
+    ///     "whose own f32_32x32x8f16 is cdna3::f32_32x32x8f16 \
+    ///      (its modifier rules and arithmetic differ)"
+    /// ));
+    /// ```
+    pub const fn wrong_arch(&self, here: &'static Arch, target: &str) -> Message {
+        let mut title = self.arch;
+        let mut i = 0;
+        while i < ARCHS.len() {
+            if message::same_str(ARCHS[i].name, self.arch) {
+                title = ARCHS[i].title;
+            }
+            i += 1;
+        }
+        let m = Message::new()
+            .path(self)
+            .str(" is a ")
+            .str(title)
+            .str(" instruction; this crate is compiled for ")
+            .str(target)
+            .str(" (")
+            .str(here.title)
+            .str("), ");
+        match self.counterpart(here) {
+            Some(c) if message::same_str(c.name, self.name) => m
+                .str("whose own ")
+                .str(c.name)
+                .str(" is ")
+                .path(c)
+                .str(" ")
+                .str(self.differences(c)),
+            Some(c) => m.str("which lacks it: use ").path(c),
+            None => m.str("which has nothing like it"),
+        }
+    }
+
     /// Whether this builtin's modifier rules (cbsz and blgp) and its
     /// arithmetic differ from `other`'s: see [`differences`](Builtin::differences).
     pub const fn differs_in(&self, other: &Builtin) -> (bool, bool) {
