@@ -464,18 +464,10 @@ impl Builtin {
     /// ));
     /// ```
     pub const fn wrong_arch(&self, here: &'static Arch, target: &str) -> Message {
-        let mut title = self.arch;
-        let mut i = 0;
-        while i < ARCHS.len() {
-            if message::same_str(ARCHS[i].name, self.arch) {
-                title = ARCHS[i].title;
-            }
-            i += 1;
-        }
         let m = Message::new()
             .path(self)
             .str(" is a ")
-            .str(title)
+            .str(modifiers::arch_title(self))
             .str(" instruction; this crate is compiled for ")
             .str(target)
             .str(" (")

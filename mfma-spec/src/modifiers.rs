@@ -469,7 +469,7 @@ impl fmt::Display for ModifierError {
 }
 
 /// `CDNA3`, the title of the builtin's architecture, in `const`.
-const fn arch_title(b: &Builtin) -> &'static str {
+pub(crate) const fn arch_title(b: &Builtin) -> &'static str {
     let mut i = 0;
     while i < ARCHS.len() {
         if crate::message::same_str(ARCHS[i].name, b.arch) {
