@@ -38,15 +38,21 @@
 //! and its baseline at each thread count, alternating, checks that every
 //! count gives the bits of the first, and prints where each thread's time
 //! went (spawn, packing, chains, stores, waiting for the last thread).
-//! Two yardsticks tell the machine's part from the GEMM's: a register-only
-//! fma loop before and after the policies, and under each policy its chains
+//! Three yardsticks tell the machine's part from the GEMM's: a register-only
+//! fma loop before and after the policies; under each policy its chains
 //! alone on each thread count (`mfma_gemm::chains_alone`: one staged K tile
-//! a thread, no packing, nothing read from beyond L2). A policy that scales
-//! as its chains alone do loses nothing to packing, memory or the work
-//! split; what its chains lose against the loop is the cores'. Each of the
-//! three also prints the share of its threads' time the hypervisor gave
-//! other guests (`steal`, from `/proc/stat`, on Linux): on a shared virtual
-//! machine, time no code of ours can win back.
+//! a thread, no packing, nothing read from beyond L2); and as many
+//! independent one-thread GEMMs of the policy as threads, each with inputs
+//! of its own, run back to back: the ceiling of any split of one GEMM's
+//! work, as the machine's all-core clocks, shared caches and memory and
+//! other tenants leave it. A policy that reaches its copies' rate loses
+//! nothing to the way its work is split; one that scales as its chains
+//! alone do loses nothing to packing or memory; what the chains lose
+//! against the loop is the cores'. Each also prints the share of its
+//! threads' time the hypervisor gave other guests (`steal`, from
+//! `/proc/stat`, on Linux): on a shared virtual machine, time no code of
+//! ours can win back. The last lines add `ceiling dtype=… threads=…
+//! copies_gflops=… copies_speedup=…` per policy and count.
 
 use clap::Parser;
 use mfma_gemm::catalog::{self, Config, Entry, Outcome};
@@ -817,6 +823,59 @@ mod compare {
         }
     }
 
+    /// Seconds over which [`copies_probe`] counts each thread's calls.
+    const COPIES_WINDOW: f64 = 2.0;
+
+    /// GFLOP/s (GOP/s) of `threads` independent one-thread GEMMs of policy
+    /// `e` at `cfg`'s size, each thread with inputs and C of its own,
+    /// calling it back to back: the most that any split of one GEMM's work
+    /// over `threads` threads could get from this machine (short of the
+    /// inputs that the threads of one GEMM share), whatever the machine's
+    /// all-core clocks, its shared caches and memory, or other tenants take
+    /// from each vCPU. Each thread counts the calls it completes in its
+    /// first [`COPIES_WINDOW`] seconds (at least two) and then keeps calling
+    /// until every thread has counted, so that every counted call ran with
+    /// all of them busy; the rate sums each thread's counted work over its
+    /// counted time, so a slow vCPU adds what it did, as it does in the GEMM
+    /// (which hands out work in shrinking runs to let it).
+    fn copies_probe(e: &Entry, cfg: &Config, threads: usize) -> Probed {
+        let one = Config { threads: 1, ..*cfg };
+        let counted = AtomicUsize::new(0);
+        let ready = std::sync::Barrier::new(threads);
+        let (counted, ready, one) = (&counted, &ready, &one);
+        let ticks = crate::probe::steal_ticks();
+        let runs: Vec<(usize, f64, f64)> = std::thread::scope(|s| {
+            let workers: Vec<_> = (0..threads)
+                .map(|_| {
+                    s.spawn(move || {
+                        let mut run = (e.prepare)(one);
+                        run();
+                        ready.wait();
+                        let start = Instant::now();
+                        let (mut calls, mut seconds) = (0, 0.0);
+                        while calls < 2 || seconds < COPIES_WINDOW {
+                            run();
+                            calls += 1;
+                            seconds = start.elapsed().as_secs_f64();
+                        }
+                        counted.fetch_add(1, Ordering::AcqRel);
+                        while counted.load(Ordering::Acquire) < threads {
+                            run();
+                        }
+                        (calls, seconds, start.elapsed().as_secs_f64())
+                    })
+                })
+                .collect();
+            workers.into_iter().map(|w| w.join().unwrap()).collect()
+        });
+        let calls_per_second: f64 = runs.iter().map(|&(c, s, _)| c as f64 / s).sum();
+        let busy: f64 = runs.iter().map(|r| r.2).sum();
+        Probed {
+            rate: calls_per_second * gflops(one, 1.0),
+            steal: crate::probe::stolen_since(ticks).map(|s| s / busy),
+        }
+    }
+
     /// `--sweep`: every policy and its baseline at each thread count of
     /// `counts`, alternating, then one profiled run per count.
     pub fn sweep(
@@ -854,6 +913,7 @@ mod compare {
         };
         probe("before");
         let mut summary = Vec::new();
+        let mut ceilings = Vec::new();
         let mut failed = 0;
         for e in entries {
             let Some(dtype) = dtype(e) else { continue };
@@ -949,10 +1009,34 @@ mod compare {
                 if e.integer { "GOP/s" } else { "GFLOP/s" },
                 speedups(counts, &alone)
             );
+            let copies: Vec<Probed> = counts.iter().map(|&t| copies_probe(e, cfg, t)).collect();
+            let of_copies: Vec<String> = counts
+                .iter()
+                .zip(&best)
+                .zip(&copies)
+                .map(|((t, [emu_t, _]), c)| format!("{t}: {:.2}", gflops(cfg, *emu_t) / c.rate))
+                .collect();
+            println!(
+                "{:<22} independent one-thread GEMMs, one a thread, back to back, {} (speedup): {}; the GEMM's best over theirs: {}",
+                "",
+                if e.integer { "GOP/s" } else { "GFLOP/s" },
+                speedups(counts, &copies),
+                of_copies.join(", ")
+            );
+            ceilings.push((dtype, copies));
         }
         probe("after");
         for line in summary {
             println!("{line}");
+        }
+        for (dtype, copies) in ceilings {
+            for (&threads, c) in counts.iter().zip(&copies) {
+                println!(
+                    "ceiling dtype={dtype} threads={threads} copies_gflops={:.2} copies_speedup={:.2}",
+                    c.rate,
+                    c.rate / copies[0].rate
+                );
+            }
         }
         if failed > 0 {
             eprintln!("{failed} run(s) differ from the first thread count's bits");
