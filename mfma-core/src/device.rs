@@ -147,19 +147,8 @@ pub const ARCH: &str = env!("MFMA_DEVICE_ARCH");
 /// the target's: the message names the builtin to use instead. Called by
 /// every builtin's `Instr::device`, so it fires only for builtins a kernel uses.
 pub const fn check_target(b: &'static mfma_spec::Builtin) {
-    use mfma_spec::{Message, ARCHS};
-    if same(b.arch, ARCH) {
-        return;
-    }
-    let mut here = None;
-    let mut i = 0;
-    while i < ARCHS.len() {
-        if same(ARCHS[i].name, ARCH) {
-            here = Some(ARCHS[i]);
-        }
-        i += 1;
-    }
-    let Some(here) = here else {
+    use mfma_spec::Message;
+    let Some(here) = mfma_spec::arch_named(ARCH) else {
         let m = Message::new().path(b);
         let m = m.str(" needs a GPU target CPU: build with RUSTFLAGS=\"-C target-cpu=");
         let m = if TARGET.is_empty() {
@@ -172,22 +161,9 @@ pub const fn check_target(b: &'static mfma_spec::Builtin) {
             m.str("\" naming a CDNA target (gfx90a, gfx942)").as_str()
         );
     };
-    panic!("{}", b.wrong_arch(here, TARGET).as_str());
-}
-
-const fn same(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
+    if !here.holds(b) {
+        panic!("{}", b.wrong_arch(here, TARGET).as_str());
     }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
 }
 
 /// Stops the wave with a trap (`s_trap`): what a device panic handler

@@ -94,12 +94,47 @@ pub fn arch(name: &str) -> Option<&'static Arch> {
         .find(|a| a.name.eq_ignore_ascii_case(name))
 }
 
+/// The architecture whose short name is exactly `name`, in `const` context
+/// too (where [`arch`] cannot run).
+///
+/// ```
+/// const GFX942: &mfma_spec::Arch = mfma_spec::arch_named("cdna3").unwrap();
+/// assert_eq!(GFX942.targets, ["gfx942"]);
+/// assert!(mfma_spec::arch_named("CDNA3").is_none());
+/// ```
+pub const fn arch_named(name: &str) -> Option<&'static Arch> {
+    let mut i = 0;
+    while i < ARCHS.len() {
+        if message::same_str(ARCHS[i].name, name) {
+            return Some(ARCHS[i]);
+        }
+        i += 1;
+    }
+    None
+}
+
 /// The architecture whose table holds `b`.
-pub fn arch_of(b: &Builtin) -> &'static Arch {
-    arch(b.arch).expect("every builtin names its architecture")
+pub const fn arch_of(b: &Builtin) -> &'static Arch {
+    match arch_named(b.arch) {
+        Some(a) => a,
+        None => panic!("every builtin names its architecture"),
+    }
 }
 
 impl Arch {
+    /// Whether `b` is one of this architecture's builtins, in `const`
+    /// context too.
+    ///
+    /// ```
+    /// use mfma_spec::{arch_named, cdna3};
+    /// let f16 = cdna3::ARCH.find("f32_32x32x8f16").unwrap();
+    /// assert!(cdna3::ARCH.holds(f16));
+    /// assert!(!arch_named("cdna2").unwrap().holds(f16));
+    /// ```
+    pub const fn holds(&self, b: &Builtin) -> bool {
+        message::same_str(self.name, b.arch)
+    }
+
     /// The builtin called `name` in this table: the bare name, the HIP
     /// builtin (`__builtin_amdgcn_mfma_...`), or the ISA mnemonic (this
     /// architecture's, or the `v_mfma_<name>` form the assembler still
@@ -467,7 +502,7 @@ impl Builtin {
         let m = Message::new()
             .path(self)
             .str(" is a ")
-            .str(modifiers::arch_title(self))
+            .str(arch_of(self).title)
             .str(" instruction; this crate is compiled for ")
             .str(target)
             .str(" (")

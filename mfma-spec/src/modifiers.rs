@@ -12,7 +12,7 @@
 //! architectures' counterparts where that explains a difference.
 
 use crate::message::Message;
-use crate::{Builtin, ElemType, Operand, ARCHS};
+use crate::{arch_of, Builtin, ElemType, Operand, ARCHS};
 use core::fmt;
 
 /// What the three blgp bits of an instruction mean.
@@ -339,7 +339,7 @@ impl ModifierError {
                 .str("blgp must be 0 for ")
                 .path(builtin)
                 .str(": on ")
-                .str(arch_title(builtin))
+                .str(arch_of(builtin).title)
                 .str(" its blgp bits are ")
                 .str(family(builtin))
                 .str(
@@ -468,18 +468,6 @@ impl fmt::Display for ModifierError {
     }
 }
 
-/// `CDNA3`, the title of the builtin's architecture, in `const`.
-pub(crate) const fn arch_title(b: &Builtin) -> &'static str {
-    let mut i = 0;
-    while i < ARCHS.len() {
-        if crate::message::same_str(ARCHS[i].name, b.arch) {
-            return ARCHS[i].title;
-        }
-        i += 1;
-    }
-    b.arch
-}
-
 /// `FP64`, or the input type's name, for messages.
 const fn family(b: &Builtin) -> &'static str {
     match b.a_type {
@@ -522,23 +510,23 @@ const fn blgp_unused(b: &'static Builtin) -> Message {
         match same_name_elsewhere(b, BlgpBits::Negate) {
             Some(other) => m
                 .str(" (on ")
-                .str(arch_title(other))
+                .str(arch_of(other).title)
                 .str(" these bits negate A/B/C instead)"),
             None => m,
         }
     } else {
         let m = m
             .str("on ")
-            .str(arch_title(b))
+            .str(arch_of(b).title)
             .str(" this instruction takes no modifiers at all");
         match same_name_elsewhere(b, BlgpBits::Pattern) {
             Some(other) => m
                 .str(" (")
-                .str(arch_title(other))
+                .str(arch_of(other).title)
                 .str("'s ")
                 .str(other.name)
                 .str(" allowed blgp; ")
-                .str(arch_title(b))
+                .str(arch_of(b).title)
                 .str("'s does not)"),
             None => m,
         }
@@ -550,7 +538,7 @@ const fn neg_unsupported(b: &'static Builtin) -> Message {
         .str("neg must be empty for ")
         .path(b)
         .str(": ")
-        .str(arch_title(b));
+        .str(arch_of(b).title);
     match same_name_elsewhere(b, BlgpBits::Negate) {
         Some(other) => m
             .str(" has no operand negation on this instruction (")
@@ -558,7 +546,7 @@ const fn neg_unsupported(b: &'static Builtin) -> Message {
             .str(" has it)"),
         None => {
             // Which builtins of this architecture negate, if any.
-            let table = arch_table(b);
+            let table = arch_of(b).builtins;
             let mut total = 0;
             let mut i = 0;
             while i < table.len() {
@@ -587,17 +575,6 @@ const fn neg_unsupported(b: &'static Builtin) -> Message {
             }
         }
     }
-}
-
-pub(crate) const fn arch_table(b: &Builtin) -> &'static [Builtin] {
-    let mut i = 0;
-    while i < ARCHS.len() {
-        if crate::message::same_str(ARCHS[i].name, b.arch) {
-            return ARCHS[i].builtins;
-        }
-        i += 1;
-    }
-    &[]
 }
 
 /// Rule: modifiers are unsigned bit fields.

@@ -128,7 +128,7 @@ impl Builtin {
         if self.sparse.is_none() {
             return None;
         }
-        let table = crate::modifiers::arch_table(self);
+        let table = crate::arch_of(self).builtins;
         let mut i = 0;
         while i < table.len() {
             let d = &table[i];
