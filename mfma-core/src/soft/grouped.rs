@@ -225,6 +225,13 @@ fn acc_ok(x: f32) -> bool {
     x == 0.0 || ACC_EXP.contains(&exponent(x))
 }
 
+/// Whether every accumulator of `c` passes [`acc_ok`] (a fold, not `all`:
+/// one branch after the whole check rather than one per accumulator).
+#[inline(always)]
+fn accs_ok(c: &[f32]) -> bool {
+    c.iter().fold(true, |ok, &x| ok & acc_ok(x))
+}
+
 /// When every input passes [`input_ok`] and every accumulator [`acc_ok`],
 /// the flushes of reference 4.2 never fire and plain f32 arithmetic in the
 /// same tree order gives the same bits:
@@ -431,7 +438,7 @@ fn grouped_chain_body<X: Instr, const L: u8>(
     // block too short to pay for its own checks of the window.
     // (Every such builtin has 16 blocks, whole passes of 4 or 2.)
     let whole = s.blocks % 4 == 0;
-    if (s.m, s.n) == (4, 4) && whole && plain && c.iter().fold(true, |ok, &x| ok & acc_ok(x)) {
+    if (s.m, s.n) == (4, 4) && whole && plain && accs_ok(c) {
         match (s.k, const { group_of::<X>() }) {
             (2, 2) => return plain_blocks4::<L, 2, 2>(a, b, steps, c),
             (4, 4) => return plain_blocks4::<L, 4, 4>(a, b, steps, c),
@@ -490,7 +497,7 @@ fn grouped_block<X: Instr, const L: u8>(
     blk: usize,
 ) {
     let s = X::SPEC;
-    let plain = plain && c.iter().fold(true, |ok, &x| ok & acc_ok(x));
+    let plain = plain && accs_ok(c);
     let exact = |c: &mut [f32]| {
         for t in 0..steps {
             exact_step::<X>(a, b, t, blk, c);
