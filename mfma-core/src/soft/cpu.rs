@@ -181,7 +181,8 @@ pub(crate) const AVX512: u8 = 2;
 /// Defines `fn $name<..>(..)` running `$body::<..>(..)` (an
 /// `#[inline(always)]` function) from the copy compiled for the best
 /// features the thread may use ([`Kernels::active`]): AVX-512, AVX2+FMA,
-/// or none.
+/// or none. Const generics follow the type parameters after a `;`
+/// (`fn f<X: Instr; const N: usize>`).
 ///
 /// The body must be `#[inline(always)]`, and so must everything it calls
 /// that should profit: only code inlined into a `#[target_feature]` copy is
@@ -190,36 +191,36 @@ pub(crate) const AVX512: u8 = 2;
 /// [`AVX512`], the features its copy is compiled with, under which it may
 /// call `core::arch::x86_64` intrinsics (never above `PORTABLE` off x86-64).
 macro_rules! multiversion {
-    ($(#[$attr:meta])* $vis:vis fn $name:ident<$($g:ident: $bound:path),*>($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)? => $body:ident) => {
-        $crate::soft::cpu::multiversion!(@emit [$(#[$attr])*] $vis $name [$($g: $bound),*] [$($arg: $ty),*] [$($ret)?] $body [] [] []);
+    ($(#[$attr:meta])* $vis:vis fn $name:ident<$($g:ident: $bound:path),* $(; $(const $c:ident: $cty:ty),+)?>($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)? => $body:ident) => {
+        $crate::soft::cpu::multiversion!(@emit [$(#[$attr])*] $vis $name [$($g: $bound,)* $($(const $c: $cty,)+)?] [$($g,)* $($($c,)+)?] [$($arg: $ty),*] [$($ret)?] $body [] [] []);
     };
-    ($(#[$attr:meta])* $vis:vis fn $name:ident<$($g:ident: $bound:path),*>($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)? => $body:ident with intrinsics) => {
-        $crate::soft::cpu::multiversion!(@emit [$(#[$attr])*] $vis $name [$($g: $bound),*] [$($arg: $ty),*] [$($ret)?] $body
+    ($(#[$attr:meta])* $vis:vis fn $name:ident<$($g:ident: $bound:path),* $(; $(const $c:ident: $cty:ty),+)?>($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)? => $body:ident with intrinsics) => {
+        $crate::soft::cpu::multiversion!(@emit [$(#[$attr])*] $vis $name [$($g: $bound,)* $($(const $c: $cty,)+)?] [$($g,)* $($($c,)+)?] [$($arg: $ty),*] [$($ret)?] $body
             [{ $crate::soft::cpu::AVX512 }] [{ $crate::soft::cpu::AVX2 }] [{ $crate::soft::cpu::PORTABLE }]);
     };
-    (@emit [$($attr:tt)*] $vis:vis $name:ident [$($g:ident: $bound:path),*] [$($arg:ident: $ty:ty),*] [$($ret:ty)?] $body:ident [$($l512:tt)*] [$($l2:tt)*] [$($l0:tt)*]) => {
+    (@emit [$($attr:tt)*] $vis:vis $name:ident [$($decl:tt)*] [$($call:tt)*] [$($arg:ident: $ty:ty),*] [$($ret:ty)?] $body:ident [$($l512:tt)*] [$($l2:tt)*] [$($l0:tt)*]) => {
         $($attr)*
-        $vis fn $name<$($g: $bound),*>($($arg: $ty),*) $(-> $ret)? {
+        $vis fn $name<$($decl)*>($($arg: $ty),*) $(-> $ret)? {
             #[cfg(target_arch = "x86_64")]
             {
                 #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx2,fma,f16c")]
-                unsafe fn avx512<$($g: $bound),*>($($arg: $ty),*) $(-> $ret)? {
-                    $body::<$($g,)* $($l512)*>($($arg),*)
+                unsafe fn avx512<$($decl)*>($($arg: $ty),*) $(-> $ret)? {
+                    $body::<$($call)* $($l512)*>($($arg),*)
                 }
                 #[target_feature(enable = "avx2,fma,f16c")]
-                unsafe fn avx2_fma<$($g: $bound),*>($($arg: $ty),*) $(-> $ret)? {
-                    $body::<$($g,)* $($l2)*>($($arg),*)
+                unsafe fn avx2_fma<$($decl)*>($($arg: $ty),*) $(-> $ret)? {
+                    $body::<$($call)* $($l2)*>($($arg),*)
                 }
                 match $crate::soft::Kernels::active() {
                     // SAFETY: `active` never exceeds what the CPU has
                     // (`detect`), and each copy needs no more than its level.
-                    $crate::soft::Kernels::Avx512 => return unsafe { avx512::<$($g),*>($($arg),*) },
+                    $crate::soft::Kernels::Avx512 => return unsafe { avx512::<$($call)*>($($arg),*) },
                     // SAFETY: as above.
-                    $crate::soft::Kernels::Avx2 => return unsafe { avx2_fma::<$($g),*>($($arg),*) },
+                    $crate::soft::Kernels::Avx2 => return unsafe { avx2_fma::<$($call)*>($($arg),*) },
                     $crate::soft::Kernels::Portable => {}
                 }
             }
-            $body::<$($g,)* $($l0)*>($($arg),*)
+            $body::<$($call)* $($l0)*>($($arg),*)
         }
     };
 }

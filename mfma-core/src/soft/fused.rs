@@ -1065,9 +1065,23 @@ fn redo_exact<const SPLIT: bool>(
     (t, blk, i, k): (usize, usize, usize, usize),
     (q, g, j0): (usize, usize, usize),
 ) {
-    if redo == 0 {
-        return;
+    if redo != 0 {
+        redo_lanes::<SPLIT>(redo, c, (a, b), (t, blk, i, k), (q, g, j0));
     }
+}
+
+/// [`redo_exact`]'s lanes, out of the fast kernels' line: portable code, and
+/// rare. (Inlined into a kernel whose arms are copies of their own, it cost
+/// fp8 16x16x32's GEMM 5–8 % on Zen 5.)
+#[cold]
+#[inline(never)]
+fn redo_lanes<const SPLIT: bool>(
+    redo: u32,
+    c: &mut [f32],
+    (a, b): (Win<'_, Packed>, Win<'_, Packed>),
+    (t, blk, i, k): (usize, usize, usize, usize),
+    (q, g, j0): (usize, usize, usize),
+) {
     let a_row = a.row(t, blk, i, k);
     for (l, c) in c.iter_mut().enumerate().filter(|(l, _)| redo >> l & 1 != 0) {
         *c = exact_step::<SPLIT>(a_row, b, (t, blk, q, g, j0 + l), *c);
@@ -1295,10 +1309,51 @@ fn floor_f32(bits: u32, nb: i32, q: i32) -> u32 {
     }
 }
 
-/// A chain on packed inputs: the fast path for a block when every input
-/// passed [`fast_input`] and the columns are whole vectors; else the exact one.
+// Each arm of `chain_body` is a copy of its own: inlined into one
+// function, the arms' locals gave an unoptimised build's chain a frame
+// of 1.4 MB (portable) to 1.8 MB (AVX-512), and with the caller's frames
+// that overflowed a 2 MiB thread stack (a test thread's, the GEMM pool's):
+// a user's `cargo test` of one CDNA3 f16 instruction aborted. The largest
+// arm's is 0.6 MB.
+super::cpu::multiversion! {
+    fn blocks_fast<X: Instr; const SPLIT: bool, const N: usize, const W: usize>(a: Win<'_, Packed>, b: Win<'_, Packed>, steps: usize, c: &mut [f32]) => fast_blocks with intrinsics
+}
+
+#[cfg(target_arch = "x86_64")]
+super::cpu::multiversion! {
+    fn blocks_fast4<X: Instr>(a: Win<'_, Packed>, b: Win<'_, Packed>, steps: usize, c: &mut [f32]) => fast_blocks4 with intrinsics
+}
+
+/// [`fast_block`] of every block of `c`.
 #[inline(always)]
-fn chain_body<X: Instr, const SPLIT: bool, const L: u8>(
+fn fast_blocks<X: Instr, const SPLIT: bool, const N: usize, const W: usize, const L: u8>(
+    a: Win<'_, Packed>,
+    b: Win<'_, Packed>,
+    steps: usize,
+    c: &mut [f32],
+) {
+    for (blk, c) in c.chunks_exact_mut(X::SPEC.m * X::SPEC.n).enumerate() {
+        fast_block::<X, SPLIT, N, W, L>(a, b, steps, blk, c)
+    }
+}
+
+/// [`fast_block4`] of every block of `c`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn fast_blocks4<X: Instr, const L: u8>(
+    a: Win<'_, Packed>,
+    b: Win<'_, Packed>,
+    steps: usize,
+    c: &mut [f32],
+) {
+    for (blk, c) in c.chunks_exact_mut(X::SPEC.m * X::SPEC.n).enumerate() {
+        fast_block4::<X, L>(a, b, steps, blk, c)
+    }
+}
+
+/// `steps` steps of every block of `c`: by the fast kernel of the shape
+/// and the thread's copy if `plain`, else exactly.
+fn chain_body<X: Instr, const SPLIT: bool>(
     a: Win<'_, Packed>,
     b: Win<'_, Packed>,
     steps: usize,
@@ -1306,54 +1361,46 @@ fn chain_body<X: Instr, const SPLIT: bool, const L: u8>(
     c: &mut [f32],
 ) {
     let s = X::SPEC;
-    let wide = L == super::cpu::AVX512;
+    let kernels = super::Kernels::active();
+    let wide = kernels == super::Kernels::Avx512;
     #[cfg(target_arch = "x86_64")]
     let one_group = const { group_of::<X>() } == s.k && s.m == 4 && s.k == 4;
-    for (blk, c) in c.chunks_exact_mut(s.m * s.n).enumerate() {
-        match (plain, s.n, wide) {
-            (true, 32, true) => fast_block::<X, SPLIT, 32, 16, L>(a, b, steps, blk, c),
-            (true, 16, true) => fast_block::<X, SPLIT, 16, 16, L>(a, b, steps, blk, c),
-            (true, 32, _) => fast_block::<X, SPLIT, 32, 8, L>(a, b, steps, blk, c),
-            (true, 16, _) => fast_block::<X, SPLIT, 16, 8, L>(a, b, steps, blk, c),
-            #[cfg(target_arch = "x86_64")]
-            (true, 4, _) if one_group && !SPLIT && L != super::cpu::PORTABLE => {
-                fast_block4::<X, L>(a, b, steps, blk, c)
+    match (plain, s.n, wide) {
+        (true, 32, true) => blocks_fast::<X, SPLIT, 32, 16>(a, b, steps, c),
+        (true, 16, true) => blocks_fast::<X, SPLIT, 16, 16>(a, b, steps, c),
+        (true, 32, _) => blocks_fast::<X, SPLIT, 32, 8>(a, b, steps, c),
+        (true, 16, _) => blocks_fast::<X, SPLIT, 16, 8>(a, b, steps, c),
+        #[cfg(target_arch = "x86_64")]
+        (true, 4, _) if one_group && !SPLIT && kernels != super::Kernels::Portable => {
+            blocks_fast4::<X>(a, b, steps, c)
+        }
+        (true, 4, _) => blocks_fast::<X, SPLIT, 4, 4>(a, b, steps, c),
+        _ => {
+            for (blk, c) in c.chunks_exact_mut(s.m * s.n).enumerate() {
+                exact::<X, SPLIT>(a, b, steps, blk, c)
             }
-            (true, 4, _) => fast_block::<X, SPLIT, 4, 4, L>(a, b, steps, blk, c),
-            _ => exact::<X, SPLIT>(a, b, steps, blk, c),
         }
     }
 }
 
-// `multiversion!` takes no const generics: one wrapper per value of SPLIT.
-#[inline(always)]
-fn chain_tr_body<X: Instr, const L: u8>(
+fn chain_tr<X: Instr>(
     a: Win<'_, Packed>,
     b: Win<'_, Packed>,
     steps: usize,
     plain: bool,
     c: &mut [f32],
 ) {
-    chain_body::<X, false, L>(a, b, steps, plain, c)
+    chain_body::<X, false>(a, b, steps, plain, c)
 }
 
-#[inline(always)]
-fn chain_gtr_body<X: Instr, const L: u8>(
+fn chain_gtr<X: Instr>(
     a: Win<'_, Packed>,
     b: Win<'_, Packed>,
     steps: usize,
     plain: bool,
     c: &mut [f32],
 ) {
-    chain_body::<X, true, L>(a, b, steps, plain, c)
-}
-
-super::cpu::multiversion! {
-    fn chain_tr<X: Instr>(a: Win<'_, Packed>, b: Win<'_, Packed>, steps: usize, plain: bool, c: &mut [f32]) => chain_tr_body with intrinsics
-}
-
-super::cpu::multiversion! {
-    fn chain_gtr<X: Instr>(a: Win<'_, Packed>, b: Win<'_, Packed>, steps: usize, plain: bool, c: &mut [f32]) => chain_gtr_body with intrinsics
+    chain_body::<X, true>(a, b, steps, plain, c)
 }
 
 /// The family of CDNA3's f16, bf16 (`_1k`) and xf32 builtins: the
