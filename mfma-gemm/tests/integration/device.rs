@@ -159,25 +159,9 @@ fn a_device_error_or_a_short_result_is_an_error_not_a_mismatch() {
     assert_eq!(err.to_string(), "scalar_fma_f64 has no GPU kernel");
 }
 
-// The example binary. `cargo test` builds examples beside the test
-// binaries (target/<profile>/examples/); run alone (`--test integration device::`) it may
-// not have, and then these two say so and pass.
-
-fn example() -> Option<std::path::PathBuf> {
-    let exe = std::env::current_exe().ok()?;
-    let dir = exe.parent()?.parent()?.join("examples");
-    let path = dir.join(format!("matrix_multiply{}", std::env::consts::EXE_SUFFIX));
-    if path.is_file() {
-        Some(path)
-    } else {
-        eprintln!("skipped: {} is not built", path.display());
-        None
-    }
-}
-
 #[test]
 fn without_a_gpu_device_prints_one_line_and_exits_2() {
-    let Some(bin) = example() else { return };
+    let Some(bin) = crate::example() else { return };
     let out = std::process::Command::new(bin)
         .arg("--device")
         .env("MFMA_HIP_LIBRARY", "/nonexistent/libamdhip64.so")
@@ -222,7 +206,7 @@ fn gemm_manifest(arch: &str) -> String {
 
 #[test]
 fn on_the_stand_in_runtime_every_policy_runs_and_differs() {
-    let Some(bin) = example() else { return };
+    let Some(bin) = crate::example() else { return };
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("mfma-gemm-device");
     let _ = std::fs::remove_dir_all(&dir);
     let Some(lib) = mfma_hip::stand_in::build(&dir.join("hip")).unwrap() else {
@@ -314,7 +298,7 @@ fn on_the_stand_in_runtime_every_policy_runs_and_differs() {
 
 #[test]
 fn without_a_gpu_or_a_code_object_each_reason_is_one_line_and_status_2() {
-    let Some(bin) = example() else { return };
+    let Some(bin) = crate::example() else { return };
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("mfma-gemm-nogpu");
     let _ = std::fs::remove_dir_all(&dir);
     let Some(lib) = mfma_hip::stand_in::build(&dir.join("hip")).unwrap() else {
