@@ -1383,26 +1383,6 @@ fn chain_body<X: Instr, const SPLIT: bool>(
     }
 }
 
-fn chain_tr<X: Instr>(
-    a: Win<'_, Packed>,
-    b: Win<'_, Packed>,
-    steps: usize,
-    plain: bool,
-    c: &mut [f32],
-) {
-    chain_body::<X, false>(a, b, steps, plain, c)
-}
-
-fn chain_gtr<X: Instr>(
-    a: Win<'_, Packed>,
-    b: Win<'_, Packed>,
-    steps: usize,
-    plain: bool,
-    c: &mut [f32],
-) {
-    chain_body::<X, true>(a, b, steps, plain, c)
-}
-
 /// The family of CDNA3's f16, bf16 (`_1k`) and xf32 builtins: the
 /// truncated fused dot product of reference CDNA3 4.2, one step per
 /// [`Arith::TruncatedDot`] group.
@@ -1438,7 +1418,7 @@ super::cpu::multiversion! {
 
 /// The two families differ only in their input types and in `SPLIT`.
 macro_rules! fused_kernel {
-    ($family:ty, [$($g:ident),*], $a:ty, $b:ty, $split:literal, $chain:ident) => {
+    ($family:ty, [$($g:ident),*], $a:ty, $b:ty, $split:literal) => {
         impl<$($g: FusedInput),*> Kernel for $family {
             type A = $a;
             type B = $b;
@@ -1481,14 +1461,14 @@ macro_rules! fused_kernel {
                 plain: bool,
                 c: &mut [f32],
             ) {
-                $chain::<X>(a, b, steps, plain, c)
+                chain_body::<X, $split>(a, b, steps, plain, c)
             }
         }
     };
 }
 
-fused_kernel!(Truncated<T>, [T], T, T, false, chain_tr);
-fused_kernel!(SplitTruncated<TA, TB>, [TA, TB], TA, TB, true, chain_gtr);
+fused_kernel!(Truncated<T>, [T], T, T, false);
+fused_kernel!(SplitTruncated<TA, TB>, [TA, TB], TA, TB, true);
 
 #[cfg(test)]
 mod tests {
