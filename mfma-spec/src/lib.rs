@@ -98,8 +98,8 @@ pub fn arch(name: &str) -> Option<&'static Arch> {
 /// too (where [`arch`] cannot run).
 ///
 /// ```
-/// const GFX942: &mfma_spec::Arch = mfma_spec::arch_named("cdna3").unwrap();
-/// assert_eq!(GFX942.targets, ["gfx942"]);
+/// const CDNA3: &mfma_spec::Arch = mfma_spec::arch_named("cdna3").unwrap();
+/// assert_eq!(CDNA3.targets, ["gfx942"]);
 /// assert!(mfma_spec::arch_named("CDNA3").is_none());
 /// ```
 pub const fn arch_named(name: &str) -> Option<&'static Arch> {
