@@ -49,6 +49,9 @@ cp "$vectors"/cdna2-numerics.json "$vectors"/cdna3-numerics.json "$vectors"/cdna
 cat > "$pack/root/run.sh" <<'EOF'
 #!/usr/bin/env bash
 # Runs the packed tests and measurements; see scripts/pack-for-host.sh.
+# (pipefail: a test binary that fails, or aborts before its summary, fails
+# its step even though grep has lines to print.)
+set -o pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$PWD}
 export MFMA_VECTORS_CDNA2=$here/vectors/cdna2-numerics.json
